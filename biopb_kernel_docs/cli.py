@@ -1,0 +1,142 @@
+"""``biopb-kernel-docs``: the command line, a thin adapter over ``Docs``.
+
+Every subcommand takes ``--docs-local-dir``, ``--shipped-dir``, ``--shipped-version`` and the
+traitlets form ``--DocStore.<trait>=VALUE``. A refusal prints the store's message on stderr and
+exits 1; a usage mistake exits 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from traitlets import Unicode
+from traitlets.config import Application
+
+from ._version import __version__
+from .config import DocStore
+from .errors import DocsError
+from .ops import Docs
+
+STORE_ALIASES = {
+    "docs-local-dir": "DocStore.docs_local_dir",
+    "shipped-dir": "DocStore.shipped_dir",
+    "shipped-version": "DocStore.shipped_version",
+}
+
+
+class DocsCommand(Application):
+    """A subcommand that runs one store operation and prints its result."""
+
+    version = __version__
+    classes = [DocStore]
+    aliases = STORE_ALIASES
+    flags = {}
+    usage = ""
+
+    def docs(self) -> Docs:
+        return DocStore(parent=self).docs()
+
+    def run(self) -> str:
+        raise NotImplementedError
+
+    def usage_error(self, message: str) -> None:
+        print(f"{message}\nUsage: {self.usage}", file=sys.stderr)
+        self.exit(2)
+
+    def start(self) -> None:
+        try:
+            output = self.run()
+        except DocsError as err:
+            print(err, file=sys.stderr)
+            self.exit(1)
+        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+
+
+class IndexCommand(DocsCommand):
+    name = "biopb-kernel-docs index"
+    description = "Print the rendered index: index.md with its markers and closing tails."
+    usage = "biopb-kernel-docs index [--docs-local-dir DIR]"
+
+    def run(self) -> str:
+        if self.extra_args:
+            self.usage_error(f"index takes no arguments, got {' '.join(self.extra_args)!r}.")
+        return self.docs().render_index()
+
+
+class ReadCommand(DocsCommand):
+    name = "biopb-kernel-docs read"
+    description = "Print one doc under its header line; ID@diff diffs a local copy against its shipped text."
+    usage = "biopb-kernel-docs read ID [--docs-local-dir DIR]"
+
+    def run(self) -> str:
+        if len(self.extra_args) != 1:
+            self.usage_error("read takes exactly one doc id.")
+        return self.docs().read_doc(self.extra_args[0])
+
+
+class WriteCommand(DocsCommand):
+    name = "biopb-kernel-docs write"
+    description = (
+        "Create or replace a local doc from a file (--body-file), or replace one exact piece of it "
+        "(--old-file with --new-file). '-' reads that one from stdin. Prints the diff."
+    )
+    usage = "biopb-kernel-docs write ID (--body-file F | --old-file F --new-file F) [--docs-local-dir DIR]"
+
+    body_file = Unicode(None, allow_none=True, help="File holding the whole new body ('-': stdin).").tag(
+        config=True
+    )
+    old_file = Unicode(None, allow_none=True, help="File holding the exact text to replace.").tag(config=True)
+    new_file = Unicode(None, allow_none=True, help="File holding its replacement.").tag(config=True)
+    aliases = {
+        **STORE_ALIASES,
+        "body-file": "WriteCommand.body_file",
+        "old-file": "WriteCommand.old_file",
+        "new-file": "WriteCommand.new_file",
+    }
+
+    def _read_input(self, name: str) -> str | None:
+        source = getattr(self, name)
+        if source is None:
+            return None
+        try:
+            if source == "-":
+                return sys.stdin.read()
+            return Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            self.usage_error(f"Cannot read --{name.replace('_', '-')} {source}: {err}")
+        return None
+
+    def run(self) -> str:
+        if len(self.extra_args) != 1:
+            self.usage_error("write takes exactly one doc id.")
+        sources = [self.body_file, self.old_file, self.new_file]
+        if sources.count("-") > 1:
+            self.usage_error("Only one of --body-file, --old-file and --new-file can be '-' (stdin).")
+        body, old, new = (self._read_input(name) for name in ("body_file", "old_file", "new_file"))
+        return self.docs().write_doc(self.extra_args[0], body=body, old=old, new=new)
+
+
+class DocsApp(Application):
+    name = "biopb-kernel-docs"
+    version = __version__
+    description = "Read and write the biopb docs: the shipped seed and your local docs, with one index."
+    classes = [DocStore]
+    subcommands = {
+        "index": (IndexCommand, IndexCommand.description),
+        "read": (ReadCommand, ReadCommand.description),
+        "write": (WriteCommand, WriteCommand.description),
+    }
+
+    def start(self) -> None:
+        if self.subapp is None:
+            self.print_subcommands()
+            print("Give a subcommand, e.g. `biopb-kernel-docs index`.", file=sys.stderr)
+            self.exit(2)
+        self.subapp.start()
+
+
+def main(argv: list[str] | None = None) -> None:
+    app = DocsApp.instance()
+    app.initialize(argv)
+    app.start()

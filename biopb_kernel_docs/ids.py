@@ -1,0 +1,118 @@
+"""Doc ids: the charset, the reserved names, the ``@diff`` view, and ids as paths inside a tier.
+
+§1: an id is the path under its tier minus ``.md`` and may contain ``/``. §7: an id ending in
+``/`` names a collection; it is reserved (refused by write_doc) but an index line may carry one.
+``@`` is outside the charset, so ``<id>@diff`` can never name a real doc.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from .errors import InvalidDocId
+
+INDEX_ID = "index"
+DIFF_VIEW = "diff"
+DOC_SUFFIX = ".md"
+MAX_ID_LENGTH = 200
+
+_SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}"
+# An id: segments joined by "/", optionally ending in "/" (a collection, §7).
+ID_PATTERN = rf"{_SEGMENT}(?:/{_SEGMENT})*/?"
+_ID_RE = re.compile(ID_PATTERN)
+
+ID_RULES = (
+    "An id is one or more names joined by '/', each of letters, digits, '_', '-' and '.', starting "
+    "with a letter, digit or '_' (for example 'flatfield' or 'my-lab/nuclei-protocol'), without '.md'."
+)
+
+# Names Windows reserves in every directory, with or without an extension.
+_DEVICE_NAMES = frozenset(
+    ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
+    + [f"{stem}{n}" for stem in ("COM", "LPT") for n in "0123456789"]
+)
+
+
+def is_id_shaped(text: str) -> bool:
+    """True when ``text`` is in the id charset (a collection id included); no other checks."""
+    return _ID_RE.fullmatch(text) is not None
+
+
+def _problem(doc_id: str) -> str | None:
+    """Why ``doc_id`` is not a valid id, or None when it is one."""
+    if not doc_id:
+        return "the id is empty"
+    if "\x00" in doc_id:
+        return "it contains a NUL character"
+    if "\\" in doc_id:
+        return "it contains a backslash; separate names with '/'"
+    if doc_id.startswith("/"):
+        return "it is an absolute path"
+    if len(doc_id) > MAX_ID_LENGTH:
+        return f"it is {len(doc_id)} characters long; the limit is {MAX_ID_LENGTH}"
+    for segment in doc_id.rstrip("/").split("/"):
+        if segment in ("", ".", ".."):
+            return f"it has an empty, '.' or '..' name ({segment!r})"
+        if segment.endswith("."):
+            return f"the name {segment!r} ends with '.'"
+        if segment.split(".")[0].upper() in _DEVICE_NAMES:
+            return f"{segment!r} is a reserved device name on Windows"
+    if not _ID_RE.fullmatch(doc_id):
+        return "it has a character outside the id charset"
+    if doc_id.lower().endswith(DOC_SUFFIX):
+        return "it ends in '.md'"
+    return None
+
+
+def check_doc_id(doc_id: object) -> str:
+    """Return ``doc_id`` if it is a valid id (collection ids included); raise InvalidDocId otherwise."""
+    if not isinstance(doc_id, str):
+        raise InvalidDocId(f"A doc id must be a string, not {type(doc_id).__name__}. {ID_RULES}")
+    problem = _problem(doc_id)
+    if problem is None:
+        return doc_id
+    hint = ""
+    if doc_id.lower().endswith(DOC_SUFFIX) and _problem(doc_id[: -len(DOC_SUFFIX)]) is None:
+        hint = f" Ids carry no '.md': use {doc_id[: -len(DOC_SUFFIX)]!r}."
+    elif "@" in doc_id:
+        hint = f" The only view suffix is '@{DIFF_VIEW}', and only read_doc accepts it."
+    raise InvalidDocId(f"Invalid doc id {doc_id!r}: {problem}.{hint} {ID_RULES}")
+
+
+def split_view(requested: object) -> tuple[str, str | None]:
+    """Split ``'flatfield@diff'`` into ``('flatfield', 'diff')``; a plain id gets view None."""
+    if isinstance(requested, str) and "@" in requested:
+        doc_id, _, view = requested.rpartition("@")
+        if view != DIFF_VIEW:
+            raise InvalidDocId(
+                f"Unknown view '@{view}' in {requested!r}. The only view is '@{DIFF_VIEW}', as in "
+                f"read_doc('flatfield@{DIFF_VIEW}'), which diffs a local copy against its shipped text."
+            )
+        return check_doc_id(doc_id), view
+    return check_doc_id(requested), None
+
+
+def is_collection_id(doc_id: str) -> bool:
+    """§7: an id ending in '/' is reserved for a collection listing."""
+    return doc_id.endswith("/")
+
+
+def is_banked(doc_id: str) -> bool:
+    """§1: a '_'-prefixed name is banked (shipped and readable, never listed); any '_' segment banks."""
+    return any(segment.startswith("_") for segment in doc_id.split("/"))
+
+
+def relative_doc_path(doc_id: str) -> PurePosixPath:
+    """The file of ``doc_id`` relative to its tier's root."""
+    return PurePosixPath(doc_id + DOC_SUFFIX)
+
+
+def id_from_relative_path(relative: PurePosixPath) -> str | None:
+    """The id of a file found under a tier, or None if the file cannot be a doc."""
+    if relative.suffix != DOC_SUFFIX:
+        return None
+    doc_id = str(relative)[: -len(DOC_SUFFIX)]
+    if _problem(doc_id) is not None or is_collection_id(doc_id):
+        return None
+    return doc_id

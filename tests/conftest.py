@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from biopb_kernel_docs.ops import Docs
+from biopb_kernel_docs.store import Store
+
+SEED_INDEX = """\
+# Test docs
+
+## References
+- data: how arrays are laid out
+
+## Procedures
+- flatfield: correct uneven illumination
+- stitch-tiles: assemble a grid of tiles
+
+ignored: old-method
+"""
+
+SHIPPED = {
+    "data": "---\ndescription: arrays, axes and units\n---\n# Data\n\nHow arrays are laid out.\n",
+    "flatfield": "---\ndescription: fix shading\nupdated: 2026-01-02\n---\n# Flatfield\n\nStep one.\n",
+    "stitch-tiles": "# Stitch tiles\n\nAssemble overlapping tiles into one canvas.\n",
+    "old-method": "# Old method\n\nSuperseded.\n",
+    "segment-nuclei": "---\ndescription: find the nuclei\n---\n# Nuclei\n\nNew in this release.\n",
+    "_banked": "# Banked\n\nThin evidence.\n",
+}
+
+
+@dataclass
+class Tiers:
+    """A small shipped tier and an empty local tier under a test's tmp_path."""
+
+    shipped: Path
+    local: Path
+    version: str = "1.0"
+
+    def store(self, version: str | None = None) -> Store:
+        return Store(self.shipped, self.local, version or self.version)
+
+    def docs(self, version: str | None = None) -> Docs:
+        return Docs(self.store(version))
+
+    def ship(self, doc_id: str, text: str) -> Path:
+        path = self.shipped / f"{doc_id}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def put_local(self, doc_id: str, text: str | bytes) -> Path:
+        path = self.local / f"{doc_id}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return path
+
+    def local_text(self, doc_id: str) -> str:
+        return (self.local / f"{doc_id}.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_home(tmp_path_factory, monkeypatch):
+    """Nothing a test runs may touch the real ~/.config, ~/.jupyter or ~/.ipython."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("IPYTHONDIR", str(home / ".ipython"))
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(home / ".jupyter"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(home / ".local/share/jupyter"))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(home / ".local/share/jupyter/runtime"))
+
+
+@pytest.fixture
+def tiers(tmp_path) -> Tiers:
+    made = Tiers(tmp_path / "shipped", tmp_path / "local")
+    made.shipped.mkdir()
+    (made.shipped / "index.md").write_text(SEED_INDEX, encoding="utf-8")
+    for doc_id, text in SHIPPED.items():
+        made.ship(doc_id, text)
+    return made
+
+
+@pytest.fixture
+def docs(tiers) -> Docs:
+    return tiers.docs()

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from biopb_kernel_docs.frontmatter import describe, first_h1, first_paragraph, parse_frontmatter
+
+
+def test_scalars_and_inline_lists_are_parsed():
+    parsed = parse_frontmatter(
+        "---\ndescription: fix shading\npackages: [numpy~=2.0, 'scikit-image~=0.26']\n---\n# T\n"
+    )
+    assert parsed.text("description") == "fix shading"
+    assert parsed.items("packages") == ("numpy~=2.0", "scikit-image~=0.26")
+    assert parsed.body == "# T\n"
+
+
+def test_a_comma_separated_scalar_reads_as_a_list():
+    parsed = parse_frontmatter("---\npackages: numpy~=2.0, scipy~=1.13\n---\n")
+    assert parsed.items("packages") == ("numpy~=2.0", "scipy~=1.13")
+
+
+def test_unknown_keys_are_kept_and_garbage_lines_skipped():
+    parsed = parse_frontmatter("---\nkind: procedure\n  indented: no\n: nothing\njust words\n---\nbody\n")
+    assert parsed.fields == {"kind": "procedure"}
+    assert parsed.body == "body\n"
+
+
+def test_quoted_values_lose_their_quotes():
+    parsed = parse_frontmatter("---\ndescription: \"a: b\"\nupdated: '2026-01-01'\n---\n")
+    assert parsed.text("description") == "a: b"
+    assert parsed.text("updated") == "2026-01-01"
+
+
+def test_unclosed_frontmatter_is_read_as_body():
+    text = "---\ndescription: never closed\n# Title\n"
+    parsed = parse_frontmatter(text)
+    assert parsed.fields == {}
+    assert parsed.body == text
+
+
+def test_no_frontmatter_means_whole_text_is_body():
+    assert parse_frontmatter("# T\n\ntext\n").body == "# T\n\ntext\n"
+
+
+def test_byte_order_mark_does_not_hide_frontmatter():
+    assert parse_frontmatter("\ufeff---\ndescription: d\n---\n").text("description") == "d"
+
+
+def test_title_is_the_first_h1_outside_code():
+    body = "```\n# not a title\n```\n## Sub\n# Real title #\n"
+    assert first_h1(body) == "Real title"
+    assert first_h1("no heading") is None
+
+
+def test_description_is_inferred_from_the_first_paragraph():
+    body = "# Title\n\n> First paragraph,\n> on two lines.\n\nSecond.\n"
+    assert first_paragraph(body) == "First paragraph, on two lines."
+
+
+def test_inferred_description_is_cut_on_a_word_boundary():
+    words = " ".join(["word"] * 100)
+    cut = first_paragraph(words, limit=50)
+    assert len(cut) <= 50
+    assert cut.endswith("word…")
+
+
+def test_describe_prefers_frontmatter_and_falls_back_to_id():
+    info = describe("x", "---\ndescription: hook\nupdated: 2026-03-04\npackages: [numpy~=2.0]\n---\n# T\n")
+    assert (info.title, info.description, info.updated, info.packages) == (
+        "T",
+        "hook",
+        "2026-03-04",
+        ("numpy~=2.0",),
+    )
+    bare = describe("bare-id", "")
+    assert bare.title == "bare-id"
+    assert bare.description == "bare-id"

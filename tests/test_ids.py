@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import pytest
+
+from biopb_kernel_docs.errors import InvalidDocId
+from biopb_kernel_docs.ids import (
+    ID_RULES,
+    check_doc_id,
+    id_from_relative_path,
+    is_banked,
+    is_collection_id,
+    split_view,
+)
+
+
+@pytest.mark.parametrize(
+    "doc_id", ["flatfield", "stitch-tiles", "my-lab/nuclei-protocol", "_banked", "v1.2_notes", "a/b/c", "x/"]
+)
+def test_valid_ids_pass_unchanged(doc_id):
+    assert check_doc_id(doc_id) == doc_id
+
+
+@pytest.mark.parametrize(
+    ("doc_id", "reason"),
+    [
+        ("", "empty"),
+        ("../secrets", "'..'"),
+        ("a/../../b", "'..'"),
+        ("./a", "'.'"),
+        ("a//b", "empty"),
+        ("/etc/passwd", "absolute"),
+        ("a\\b", "backslash"),
+        ("a\x00b", "NUL"),
+        ("CON", "device name"),
+        ("notes/aux.txt", "device name"),
+        ("lpt1", "device name"),
+        ("trailing.", "ends with '.'"),
+        (".hidden", "charset"),
+        ("-dash", "charset"),
+        ("has space", "charset"),
+        ("x" * 201, "limit"),
+    ],
+)
+def test_escaping_or_malformed_ids_are_refused_with_the_rules(doc_id, reason):
+    with pytest.raises(InvalidDocId) as caught:
+        check_doc_id(doc_id)
+    assert reason in str(caught.value)
+    assert ID_RULES in str(caught.value)
+
+
+def test_md_suffix_is_refused_with_the_id_to_use_instead():
+    with pytest.raises(InvalidDocId, match=r"use 'flatfield'"):
+        check_doc_id("flatfield.md")
+
+
+def test_non_string_id_is_refused():
+    with pytest.raises(InvalidDocId, match="must be a string"):
+        check_doc_id(3)
+
+
+def test_split_view_separates_the_diff_suffix():
+    assert split_view("flatfield@diff") == ("flatfield", "diff")
+    assert split_view("my-lab/x") == ("my-lab/x", None)
+
+
+def test_unknown_view_names_the_only_view():
+    with pytest.raises(InvalidDocId, match="@diff"):
+        split_view("flatfield@history")
+
+
+def test_any_underscore_segment_banks_an_id():
+    assert is_banked("_draft")
+    assert is_banked("_drafts/flatfield")
+    assert is_banked("lab/_draft")
+    assert not is_banked("lab/draft_2")
+
+
+def test_trailing_slash_marks_a_collection():
+    assert is_collection_id("design/")
+    assert not is_collection_id("design")
+
+
+def test_file_names_map_to_ids_and_non_docs_to_none():
+    from pathlib import PurePosixPath
+
+    assert id_from_relative_path(PurePosixPath("lab/nuclei.md")) == "lab/nuclei"
+    assert id_from_relative_path(PurePosixPath("notes.txt")) is None
+    assert id_from_relative_path(PurePosixPath("bad name.md")) is None

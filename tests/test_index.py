@@ -1,0 +1,207 @@
+from __future__ import annotations
+
+import pytest
+
+from biopb_kernel_docs.errors import LimitExceeded
+from biopb_kernel_docs.index import (
+    ENTRY_CAP,
+    NEW_TAIL_INSTRUCTION,
+    NEW_TAIL_TITLE,
+    STALE_TAIL_INSTRUCTION,
+    STALE_TAIL_TITLE,
+    check_entry_cap,
+    file_entry,
+    parse_index,
+    render_index,
+    section_entries,
+)
+
+
+def _rendered(tiers, version=None):
+    store = tiers.store(version)
+    store.ensure_index()
+    return render_index(store, tiers.local_text("index"))
+
+
+def _tail(rendered, title):
+    after = rendered.split(f"\n{title}\n", 1)
+    assert len(after) == 2, f"no {title!r} tail in:\n{rendered}"
+    return after[1].split("\n\n## ", 1)[0].strip("\n").split("\n")
+
+
+# -- parsing -------------------------------------------------------------------------------------
+
+
+def test_entry_is_a_list_line_whose_first_token_is_an_id_and_a_colon():
+    parsed = parse_index(
+        "- flatfield: fix shading\n"
+        "  * my-lab/nuclei: the lab's protocol\n"
+        "+ bare:\n"
+        "- Not An Id: prose\n"
+        "- no-colon here\n"
+        "- http://example.org\n"
+        "plain: not a list line\n"
+    )
+    assert [(e.doc_id, e.hook) for e in parsed.entries] == [
+        ("flatfield", "fix shading"),
+        ("my-lab/nuclei", "the lab's protocol"),
+        ("bare", ""),
+    ]
+
+
+def test_collection_line_is_kept_and_counted_as_one_entry():
+    parsed = parse_index("- design/: the engine's design docs\n")
+    assert [e.doc_id for e in parsed.entries] == ["design/"]
+
+
+def test_ignored_line_must_start_with_exactly_ignored():
+    parsed = parse_index(
+        "ignored: a, b-c,  d\nSome docs were ignored: x, y\n  ignored: z\n- note: ignored: q\nIgnored: w\n"
+    )
+    assert parsed.ignored == {"a", "b-c", "d"}
+    assert parsed.ignored_line_numbers == (0,)
+
+
+def test_lines_inside_code_fences_are_neither_entries_nor_ignores():
+    parsed = parse_index("```\n- example: not an entry\nignored: nope\n```\n- real: yes\n")
+    assert [e.doc_id for e in parsed.entries] == ["real"]
+    assert parsed.ignored == frozenset()
+
+
+def test_section_entries_stop_at_the_next_heading_of_the_same_level():
+    parsed = parse_index("## Procedures\n- a: x\n### Sub\n- b: y\n## Other\n- c: z\n")
+    assert [e.doc_id for e in section_entries(parsed, "## Procedures")] == ["a", "b"]
+    assert section_entries(parsed, "## Missing") == []
+
+
+# -- rendering -----------------------------------------------------------------------------------
+
+
+def test_render_keeps_the_file_verbatim_apart_from_markers_and_tails(tiers):
+    rendered = _rendered(tiers)
+    assert rendered.startswith(tiers.local_text("index").rstrip("\n"))
+
+
+def test_entry_without_a_file_is_marked_missing(tiers):
+    tiers.put_local("index", "- ghost: nowhere\n- data: here\n")
+    rendered = _rendered(tiers)
+    assert "- ghost: nowhere (missing)\n" in rendered
+    assert "- data: here\n" in rendered
+
+
+def test_entry_shadowing_a_shipped_doc_is_marked_local_copy(tiers):
+    tiers.put_local("index", "- data: here\n- mine: local only\n")
+    tiers.put_local("data", "# My data notes\n")
+    tiers.put_local("mine", "# Mine\n")
+    rendered = _rendered(tiers)
+    assert "- data: here (local copy)\n" in rendered
+    assert "- mine: local only\n" in rendered
+
+
+def test_collection_entries_get_no_marker(tiers):
+    tiers.put_local("index", "- design/: someday\n")
+    assert "- design/: someday\n" in _rendered(tiers)
+
+
+def test_new_tail_lists_unfiled_unignored_shipped_docs_with_their_descriptions(tiers):
+    rendered = _rendered(tiers)
+    lines = _tail(rendered, NEW_TAIL_TITLE)
+    assert lines[0] == NEW_TAIL_INSTRUCTION
+    assert lines[1:] == ["- segment-nuclei: find the nuclei"]
+
+
+def test_ignored_and_banked_docs_stay_out_of_the_new_tail(tiers):
+    rendered = _rendered(tiers)
+    assert "old-method" not in rendered.split(NEW_TAIL_TITLE)[1]
+    assert "_banked" not in rendered
+
+
+def test_hand_written_entry_promotes_a_banked_doc(tiers):
+    tiers.put_local("index", "- _banked: my own hook\n")
+    rendered = _rendered(tiers)
+    assert "- _banked: my own hook\n" in rendered
+    assert "(missing)" not in rendered
+
+
+def test_no_tail_when_nothing_is_new(tiers):
+    tiers.put_local(
+        "index", "- data: x\n- flatfield: y\n- stitch-tiles: z\n- segment-nuclei: n\nignored: old-method\n"
+    )
+    rendered = _rendered(tiers)
+    assert NEW_TAIL_TITLE not in rendered
+    assert STALE_TAIL_TITLE not in rendered
+
+
+def test_new_tail_is_never_truncated(tiers):
+    for n in range(150):
+        tiers.ship(f"extra-{n:03d}", f"# Extra {n}\n\nExtra doc {n}.\n")
+    lines = _tail(_rendered(tiers), NEW_TAIL_TITLE)
+    assert len(lines) == 1 + 150 + 1  # the instruction, the extras, segment-nuclei
+    assert "- extra-149: Extra doc 149." in lines
+
+
+def test_stale_tail_flags_shadowed_docs_the_release_changed(tiers):
+    tiers.put_local("flatfield", "# My flatfield\n")
+    _rendered(tiers, version="1.0")  # first run: the manifest records 1.0's hashes
+    tiers.ship("flatfield", "---\ndescription: fix shading, now with darks\n---\n# Flatfield\n\nStep two.\n")
+    tiers.ship("data", "# Data\n\nChanged, but nobody shadows it.\n")
+    rendered = _rendered(tiers, version="1.1")
+    lines = _tail(rendered, STALE_TAIL_TITLE)
+    assert lines[0] == STALE_TAIL_INSTRUCTION
+    assert lines[1:] == ['- flatfield: fix shading, now with darks — read_doc("flatfield@diff")']
+
+
+def test_stale_tail_clears_at_the_next_version_bump(tiers):
+    tiers.put_local("flatfield", "# My flatfield\n")
+    _rendered(tiers, version="1.0")
+    tiers.ship("flatfield", "# Flatfield\n\nChanged.\n")
+    assert STALE_TAIL_TITLE in _rendered(tiers, version="1.1")
+    assert STALE_TAIL_TITLE not in _rendered(tiers, version="1.2")
+
+
+def test_first_run_reports_nothing_stale(tiers):
+    tiers.put_local("flatfield", "# My flatfield\n")
+    assert STALE_TAIL_TITLE not in _rendered(tiers, version="9.9")
+
+
+# -- filing and the cap --------------------------------------------------------------------------
+
+
+def test_filing_adds_an_unfiled_heading_before_a_closing_ignored_line():
+    text = "# I\n\n## A\n- a: x\n\nignored: z\n"
+    assert (
+        file_entry(text, "new", "the hook")
+        == "# I\n\n## A\n- a: x\n\n## Unfiled\n- new: the hook\n\nignored: z\n"
+    )
+
+
+def test_filing_appends_to_an_existing_unfiled_section_wherever_it_is():
+    text = "# I\n\n## Unfiled\n- a: x\n\n## B\n- b: y\n"
+    assert file_entry(text, "new", "h") == "# I\n\n## Unfiled\n- a: x\n- new: h\n\n## B\n- b: y\n"
+
+
+def test_filing_puts_the_hook_on_one_line():
+    assert file_entry("", "new", "two\nlines  here") == "## Unfiled\n- new: two lines here\n"
+
+
+def _index_with(entries):
+    return "# I\n" + "".join(f"- doc-{n}: hook\n" for n in range(entries))
+
+
+def test_cap_allows_exactly_the_cap():
+    check_entry_cap(_index_with(ENTRY_CAP - 1), _index_with(ENTRY_CAP))
+
+
+def test_cap_refuses_one_entry_more_and_says_what_to_do():
+    with pytest.raises(LimitExceeded) as caught:
+        check_entry_cap(_index_with(ENTRY_CAP), _index_with(ENTRY_CAP + 1))
+    message = str(caught.value)
+    assert f"the cap is {ENTRY_CAP}" in message
+    assert "ignored:" in message
+    assert "Nothing was written" in message
+
+
+def test_cap_lets_an_index_already_over_it_shrink():
+    check_entry_cap(_index_with(ENTRY_CAP + 20), _index_with(ENTRY_CAP + 10))
+    with pytest.raises(LimitExceeded):
+        check_entry_cap(_index_with(ENTRY_CAP + 20), _index_with(ENTRY_CAP + 21))

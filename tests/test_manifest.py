@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from biopb_kernel_docs import manifest
+from biopb_kernel_docs.errors import InvalidDocId
+from biopb_kernel_docs.manifest import MANIFEST_NAME, changed_shipped_ids
+
+
+def _manifest(tiers):
+    return json.loads((tiers.local / MANIFEST_NAME).read_text())
+
+
+def test_first_run_records_hashes_and_reports_nothing_changed(tiers):
+    assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
+    recorded = _manifest(tiers)
+    assert recorded["version"] == "1.0"
+    assert set(recorded["hashes"]) == set(tiers.store().all_shipped_ids())
+    assert "_banked" in recorded["hashes"]
+
+
+def test_same_version_reads_the_manifest_without_hashing(tiers, monkeypatch):
+    changed_shipped_ids(tiers.store("1.0"))
+
+    def must_not_hash(store):
+        raise AssertionError("hashed the shipped tier although the version did not change")
+
+    monkeypatch.setattr(manifest, "shipped_hashes", must_not_hash)
+    tiers.ship("data", "# Data\n\nEdited without a version bump.\n")
+    assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
+
+
+def test_version_bump_records_changed_and_new_ids(tiers):
+    changed_shipped_ids(tiers.store("1.0"))
+    tiers.ship("data", "# Data\n\nRevised.\n")
+    tiers.ship("brand-new", "# New\n")
+    assert changed_shipped_ids(tiers.store("1.1")) == {"data", "brand-new"}
+    assert changed_shipped_ids(tiers.store("1.1")) == {"data", "brand-new"}
+    assert _manifest(tiers)["changed"] == ["brand-new", "data"]
+
+
+def test_the_flagged_set_clears_itself_at_the_next_bump(tiers):
+    changed_shipped_ids(tiers.store("1.0"))
+    tiers.ship("data", "# Data\n\nRevised.\n")
+    changed_shipped_ids(tiers.store("1.1"))
+    assert changed_shipped_ids(tiers.store("1.2")) == frozenset()
+
+
+def test_damaged_manifest_is_rebuilt_as_on_a_first_run(tiers):
+    tiers.local.mkdir()
+    (tiers.local / MANIFEST_NAME).write_text("{not json")
+    assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
+    assert _manifest(tiers)["version"] == "1.0"
+
+
+def test_manifest_is_never_a_doc(tiers, docs):
+    docs.render_index()
+    assert (tiers.local / MANIFEST_NAME).is_file()
+    assert tiers.store().local_ids() == []
+    with pytest.raises(InvalidDocId):
+        docs.read_doc(".shipped-manifest")
