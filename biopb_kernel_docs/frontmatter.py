@@ -63,23 +63,31 @@ def _parse_value(raw: str) -> FieldValue:
 
 def parse_frontmatter(text: str) -> Frontmatter:
     """Split ``text`` into frontmatter fields and body. Never raises."""
-    lines = text.lstrip("\ufeff").split("\n")
-    if not lines or lines[0].rstrip() != _FENCE:
+    start = 1 if text.startswith("\ufeff") else 0
+    if not text.startswith(_FENCE, start):
         return Frontmatter({}, text)
-    closing = (
-        n
-        for n, line in enumerate(lines[: _MAX_FRONTMATTER_LINES + 1])
-        if n and line.rstrip() in _CLOSING_FENCES
-    )
-    end = next(closing, None)
-    if end is None:
+    # Walk the head line by line; the rest of a long doc is never split.
+    head: list[str] = []
+    position = start
+    for _ in range(_MAX_FRONTMATTER_LINES + 1):
+        newline = text.find("\n", position)
+        line = text[position:] if newline == -1 else text[position:newline]
+        position = len(text) if newline == -1 else newline + 1
+        if head and line.rstrip() in _CLOSING_FENCES:
+            break
+        head.append(line)
+        if newline == -1:
+            return Frontmatter({}, text)
+    else:
+        return Frontmatter({}, text)
+    if head[0].rstrip() != _FENCE:
         return Frontmatter({}, text)
     fields: dict[str, FieldValue] = {}
-    for line in lines[1:end]:
+    for line in head[1:]:
         match = _KEY_VALUE.fullmatch(line.rstrip())
         if match and not line.startswith((" ", "\t", "#")):
             fields[match.group(1)] = _parse_value(match.group(2))
-    return Frontmatter(fields, "\n".join(lines[end + 1 :]))
+    return Frontmatter(fields, text[position:])
 
 
 def prose_lines(lines: list[str]) -> Iterator[tuple[int, str]]:

@@ -108,11 +108,14 @@ def relative_doc_path(doc_id: str) -> PurePosixPath:
     return PurePosixPath(doc_id + DOC_SUFFIX)
 
 
+def is_valid_doc_id(doc_id: str) -> bool:
+    """True for an id a file can carry: valid and not a collection."""
+    return _problem(doc_id) is None and not is_collection_id(doc_id)
+
+
 def id_from_relative_path(relative: PurePosixPath) -> str | None:
     """The id of a file found under a tier, or None if the file cannot be a doc."""
     if relative.suffix != DOC_SUFFIX:
         return None
     doc_id = str(relative)[: -len(DOC_SUFFIX)]
-    if _problem(doc_id) is not None or is_collection_id(doc_id):
-        return None
-    return doc_id
+    return doc_id if is_valid_doc_id(doc_id) else None

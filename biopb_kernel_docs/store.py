@@ -18,18 +18,12 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import filelock
 
 from .errors import InvalidDocId, StoreUnavailable, UnreadableDoc
-from .ids import (
-    ID_RULES,
-    INDEX_ID,
-    id_from_relative_path,
-    is_banked,
-    relative_doc_path,
-)
+from .ids import DOC_SUFFIX, ID_RULES, INDEX_ID, is_banked, is_valid_doc_id
 
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT_SECONDS = 30
@@ -47,7 +41,7 @@ class DocFile:
 
     doc_id: str
     tier: Tier
-    path: Path
+    path: str
     text: str
     crlf: bool
     sha256: str
@@ -99,6 +93,7 @@ class Store:
         self.local_dir = Path(local_dir).expanduser().resolve()
         self.shipped_version = shipped_version
         self._held = threading.local()
+        self._root_paths = {Tier.SHIPPED: str(self.shipped_dir), Tier.LOCAL: str(self.local_dir)}
         if not self.shipped_dir.is_dir():
             raise StoreUnavailable(
                 f"The shipped docs directory {self.shipped_dir} does not exist. Reinstall "
@@ -116,53 +111,70 @@ class Store:
         return self.shipped_dir if tier is Tier.SHIPPED else self.local_dir
 
     # -- paths ---------------------------------------------------------------------------------
+    # Paths are built as strings and probed with lstat: these run once or twice per index entry on
+    # every render, so they stay close to the bare syscalls (benchmarks/bench_store.py).
+
+    def _probe(self, tier: Tier, doc_id: str) -> tuple[str, os.stat_result | None]:
+        """The file path of ``doc_id`` in ``tier`` and its stat (None when absent).
+
+        The charset already rules out '..' and absolute ids, so the only way out of a tier is a
+        symlink on the way; one found is resolved, and refused if it lands outside.
+        """
+        root = self._root_paths[tier]
+        parts = doc_id.split("/")
+        parts[-1] += DOC_SUFFIX
+        path = current = root
+        for part in parts:
+            path = current = current + os.sep + part
+            try:
+                status = os.lstat(current)
+            except (FileNotFoundError, NotADirectoryError):
+                return os.path.join(root, *parts), None
+            if stat.S_ISLNK(status.st_mode):
+                return self._follow_link(tier, doc_id, os.path.join(root, *parts))
+        return path, status
+
+    def _follow_link(self, tier: Tier, doc_id: str, path: str) -> tuple[str, os.stat_result | None]:
+        root = self._root_paths[tier]
+        real = os.path.realpath(path)
+        if os.path.commonpath([real, root]) != root:
+            raise InvalidDocId(
+                f"Doc id {doc_id!r} leads through a symlink to {real}, outside the {tier.value} tier at "
+                f"{root}. Ids stay inside their tier: remove or fix that link. {ID_RULES}"
+            )
+        try:
+            return path, os.stat(real)
+        except (FileNotFoundError, NotADirectoryError):
+            return path, None
 
     def path_of(self, tier: Tier, doc_id: str) -> Path:
         """The file of ``doc_id`` in ``tier``; refuses any id whose real location leaves the tier."""
-        root = self.root(tier)
-        path = root / relative_doc_path(doc_id)
-        # The charset already rules out '..' and absolute ids; what is left is a symlink on the way.
-        if self._crosses_symlink(root, path) and not path.resolve().is_relative_to(root):
-            raise InvalidDocId(
-                f"Doc id {doc_id!r} leads through a symlink to {path.resolve()}, outside the "
-                f"{tier.value} tier at {root}. Ids stay inside their tier: remove or fix that link. "
-                + ID_RULES
-            )
-        return path
-
-    @staticmethod
-    def _crosses_symlink(root: Path, path: Path) -> bool:
-        current = root
-        for part in path.relative_to(root).parts:
-            current = current / part
-            try:
-                if stat.S_ISLNK(os.lstat(current).st_mode):
-                    return True
-            except (FileNotFoundError, NotADirectoryError):
-                return False
-        return False
+        return Path(self._probe(tier, doc_id)[0])
 
     def exists(self, tier: Tier, doc_id: str) -> bool:
         """Whether ``doc_id`` has a file in ``tier``; an id that escapes its tier has none."""
         try:
-            return self.path_of(tier, doc_id).is_file()
+            status = self._probe(tier, doc_id)[1]
         except InvalidDocId:
             return False
+        return status is not None and stat.S_ISREG(status.st_mode)
 
     # -- reading -------------------------------------------------------------------------------
 
     def read(self, tier: Tier, doc_id: str) -> DocFile | None:
         """The doc's file in ``tier``, or None when there is none."""
-        path = self.path_of(tier, doc_id)
-        try:
-            data = path.read_bytes()
-            mtime = path.stat().st_mtime
-        except (FileNotFoundError, NotADirectoryError):
+        path, status = self._probe(tier, doc_id)
+        if status is None:
             return None
-        except IsADirectoryError:
+        if stat.S_ISDIR(status.st_mode):
             raise UnreadableDoc(
                 f"{path} is a directory, not a doc. Ids name files: read_doc('index') lists the docs."
-            ) from None
+            )
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            return None  # removed between the probe and the read
         except OSError as err:
             raise UnreadableDoc(f"Cannot read {path}: {err.strerror}. Check its permissions.") from err
         try:
@@ -173,26 +185,28 @@ class Store:
                 f"doc {doc_id!r} cannot be read or edited. It was left as it is: re-save it as UTF-8 "
                 "in an editor, or move it aside and write the doc again."
             ) from None
+        crlf = "\r" in raw and "\r\n" in raw  # the one-character search is a fast memchr
         return DocFile(
             doc_id=doc_id,
             tier=tier,
             path=path,
-            text=raw.replace("\r\n", "\n"),
-            crlf="\r\n" in raw,
+            text=raw.replace("\r\n", "\n") if crlf else raw,
+            crlf=crlf,
             sha256=sha256_of(data),
-            mtime=mtime,
+            mtime=status.st_mtime,
         )
 
     def _walk_ids(self, tier: Tier) -> Iterator[str]:
-        root = self.root(tier)
+        root = self._root_paths[tier]
         for directory, subdirectories, files in os.walk(root):
             subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
-            relative_directory = PurePosixPath(Path(directory).relative_to(root).as_posix())
+            prefix = os.path.relpath(directory, root).replace(os.sep, "/") + "/"
+            prefix = "" if prefix == "./" else prefix
             for name in files:
-                if name.startswith("."):
+                if name.startswith(".") or not name.endswith(DOC_SUFFIX):
                     continue
-                doc_id = id_from_relative_path(relative_directory / name)
-                if doc_id is not None and doc_id != INDEX_ID:
+                doc_id = prefix + name[: -len(DOC_SUFFIX)]
+                if doc_id != INDEX_ID and is_valid_doc_id(doc_id):
                     yield doc_id
 
     def shipped_ids(self) -> list[str]:
@@ -255,7 +269,7 @@ class Store:
                 f"Could not write {path}: {err.strerror}. Nothing was changed; check that the local "
                 "docs directory is writable (DocStore.docs_local_dir moves it)."
             ) from err
-        return DocFile(doc_id, Tier.LOCAL, path, text, crlf, sha256_of(data), mtime)
+        return DocFile(doc_id, Tier.LOCAL, str(path), text, crlf, sha256_of(data), mtime)
 
     def _ensure_local_dir(self) -> None:
         try:
