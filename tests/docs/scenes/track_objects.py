@@ -1,0 +1,78 @@
+"""Scene for ``track-objects``: a time-lapse of fluorescent nuclei crawling, appearing and leaving.
+
+A 160 x 160 px field at 1 µm/px, 14 frames one minute apart. Fifteen nuclei (round, 10 µm across,
+brightness varying from cell to cell) move by a persistent random walk at about 1.5 µm/min, loosely
+tethered to a home position and never closer than 16 µm centre to centre. Track events the
+procedure must handle: one nucleus enters across the left border, one appears mid-movie (as after
+a division or entering the focal plane), one disappears mid-movie (dies or leaves focus).
+Background 100 counts, Poisson noise.
+
+Ground truth planted (not passed to the procedure): ``TRUE_TRACKS``, a list of (first frame,
+positions (n, 2) in px (y, x)) per nucleus, and ``N_TRUE_TRACKS`` (the number of nuclei seen).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import ndimage as ndi
+
+N_FRAMES, FIELD, DIAMETER_PX = 14, 160, 10
+PIXEL_SIZE_UM = 1.0
+FRAME_INTERVAL_S = 60.0
+MAX_SPEED_UM_PER_MIN = 6.0
+OBJECT_DIAMETER_UM = 10.0
+TRUE_TRACKS: list[tuple[int, np.ndarray]] = []
+N_TRUE_TRACKS = 0
+
+
+def _walks(rng: np.random.Generator) -> list[tuple[int, int, np.ndarray]]:
+    """(first frame, last frame + 1, positions over all frames) per nucleus, well separated."""
+    while True:
+        grid = np.stack(np.meshgrid(np.arange(4), np.arange(4), indexing="ij"), -1).reshape(-1, 2)
+        start = 22 + grid[:15] * 38 + rng.uniform(-5, 5, size=(15, 2))
+        start = np.vstack([start, [[80.0, -4.0]]])  # the 16th enters from the left border
+        heading = rng.uniform(0, 2 * np.pi, size=16)
+        pos = np.zeros((N_FRAMES, 16, 2))
+        pos[0] = start
+        for t in range(1, N_FRAMES):
+            heading += rng.normal(0, 0.5, size=16)
+            step = 2.0 * np.stack([np.sin(heading), np.cos(heading)], -1) + 0.1 * (start - pos[t - 1])
+            step[15] = (0.0, 2.5)  # the entering nucleus crawls steadily to the right
+            pos[t] = pos[t - 1] + step
+        spans = [(0, N_FRAMES)] * 16
+        spans[3] = (5, N_FRAMES)  # appears at frame 5
+        spans[9] = (0, 8)  # gone after frame 7
+        present = np.array([[a <= t < b for a, b in spans] for t in range(N_FRAMES)])
+        gaps = np.linalg.norm(pos[:, :, None] - pos[:, None], axis=-1)
+        both = present[:, :, None] & present[:, None] & ~np.eye(16, dtype=bool)
+        inside = (pos[:, :15] > 8).all() and (pos[:, :15] < FIELD - 8).all()
+        if gaps[both].min() >= 16 and inside:
+            return [(a, b, pos[:, i]) for i, (a, b) in enumerate(spans)]
+
+
+def scene() -> dict[str, object]:
+    global N_TRUE_TRACKS
+    rng = np.random.default_rng(3)
+    walks = _walks(rng)
+    brightness = rng.uniform(250, 600, size=len(walks))
+    yy, xx = np.mgrid[:FIELD, :FIELD]
+    movie = np.zeros((N_FRAMES, FIELD, FIELD), dtype=np.uint16)
+    for t in range(N_FRAMES):
+        frame = np.zeros((FIELD, FIELD))
+        for (first, end, pos), level in zip(walks, brightness, strict=True):
+            if first <= t < end:
+                cy, cx = pos[t]
+                frame += level * ((yy - cy) ** 2 + (xx - cx) ** 2 <= (DIAMETER_PX / 2) ** 2)
+        movie[t] = rng.poisson(ndi.gaussian_filter(frame, 1.2) + 100).astype(np.uint16)
+    TRUE_TRACKS.clear()
+    for first, end, pos in walks:
+        seen = [t for t in range(first, end) if -DIAMETER_PX / 2 < pos[t, 1] < FIELD]
+        TRUE_TRACKS.append((seen[0], pos[seen[0] : seen[-1] + 1]))
+    N_TRUE_TRACKS = len(TRUE_TRACKS)
+    return {
+        "movie": movie,
+        "pixel_size_um": PIXEL_SIZE_UM,
+        "frame_interval_s": FRAME_INTERVAL_S,
+        "max_speed_um_per_min": MAX_SPEED_UM_PER_MIN,
+        "object_diameter_um": OBJECT_DIAMETER_UM,
+    }

@@ -1,0 +1,75 @@
+"""§6 contract gate, keyed off ``packages:``: the APIs the shipped docs quote exist as quoted.
+
+Banked docs get no assertion (§1: their evidence is thin).
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import metadata
+
+import pytest
+from packaging.requirements import InvalidRequirement, Requirement
+
+from biopb_kernel_docs.ids import is_banked
+
+from .contract import (
+    declared_requirements,
+    import_names_of,
+    imported_top_level_modules,
+    problem_with,
+    quoted_apis,
+)
+from .seed_docs import seed_ids, seed_text
+
+GATED_IDS = [doc_id for doc_id in seed_ids() if not is_banked(doc_id)]
+LOWER_BOUND_OPERATORS = {"~=", ">=", "=="}
+
+
+@pytest.mark.parametrize("doc_id", GATED_IDS)
+def test_declared_packages_are_installed_inside_their_range(doc_id):
+    for declared in declared_requirements(seed_text(doc_id)):
+        try:
+            requirement = Requirement(declared)
+        except InvalidRequirement as err:
+            pytest.fail(f"{doc_id}: packages entry {declared!r} is not a requirement: {err}")
+        operators = {spec.operator for spec in requirement.specifier}
+        assert operators & LOWER_BOUND_OPERATORS, f"{doc_id}: {declared!r} needs a lower bound (~= or >=)"
+        installed = metadata.version(requirement.name)
+        assert requirement.specifier.contains(installed, prereleases=True), (
+            f"{doc_id} declares {declared}, but {requirement.name} {installed} is installed"
+        )
+
+
+@pytest.mark.parametrize("doc_id", GATED_IDS)
+def test_every_imported_package_is_declared(doc_id):
+    text = seed_text(doc_id)
+    declared = {Requirement(d).name for d in declared_requirements(text)}
+    provided = {name for distribution in declared for name in import_names_of(distribution)}
+    for module in imported_top_level_modules(text) - set(sys.stdlib_module_names):
+        assert module in provided, f"{doc_id} imports {module} but its packages: line does not declare it"
+
+
+@pytest.mark.parametrize("doc_id", GATED_IDS)
+def test_quoted_apis_exist_with_their_signatures(doc_id):
+    problems = [problem for api in quoted_apis(seed_text(doc_id)) if (problem := problem_with(api))]
+    assert not problems, f"{doc_id} quotes APIs the installed packages contradict:\n" + "\n".join(problems)
+
+
+def test_the_quoted_api_list_is_derived_from_the_docs():
+    apis = {api.dotted for doc_id in GATED_IDS for api in quoted_apis(seed_text(doc_id))}
+    assert len(apis) >= 40, f"only {len(apis)} quoted APIs found: is the parser seeing the code?"
+    assert "skimage.filters.threshold_otsu" in apis
+
+
+def test_gate_catches_a_misspelt_function_and_a_wrong_keyword():
+    text = (
+        "---\npackages: [scikit-image~=0.26]\n---\n# T\n\n"
+        "```python\nfrom skimage import filters\n"
+        "t = filters.threshold_otsu(image, nbins=256, bogus=1)\nfilters.threshold_otsuu(image)\n```\n"
+        "Or call `skimage.filters.gaussian(image, sigmaa=2)`.\n"
+    )
+    problems = [problem_with(api) for api in quoted_apis(text)]
+    assert any(p and "bogus" in p for p in problems)
+    assert any(p and "threshold_otsuu" in p for p in problems)
+    assert any(p and "sigmaa" in p for p in problems)

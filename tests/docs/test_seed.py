@@ -1,0 +1,153 @@
+"""§6 retrieval gates: the seed index and the shipped docs agree, links land, caps hold."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from biopb_kernel_docs.frontmatter import describe, parse_frontmatter
+from biopb_kernel_docs.ids import is_banked, is_collection_id, is_valid_doc_id
+from biopb_kernel_docs.index import ENTRY_CAP
+from biopb_kernel_docs.ops import BODY_LINE_CAP
+
+from .seed_docs import (
+    PROCEDURES_HEADING,
+    SEED_DIR,
+    body_of,
+    links,
+    procedure_ids,
+    python_blocks,
+    reference_ids,
+    seed_ids,
+    seed_index,
+    seed_text,
+)
+
+PROCEDURE_SECTIONS = [
+    "## When to use",
+    "## When not to use",
+    "## Inputs",
+    "## Parameters",
+    "## Steps",
+    "## Failure modes",
+    "## Next steps",
+]
+MACHINE_PATHS = re.compile(r"(/home/|/Users/|/root/|/tmp/|/mnt/|/Volumes/|\b[A-Za-z]:\\|\\\\[A-Za-z])")
+
+
+def test_every_seed_file_is_a_valid_doc_id():
+    names = [p.relative_to(SEED_DIR).as_posix() for p in SEED_DIR.rglob("*") if p.is_file()]
+    assert names, "the seed is empty"
+    for name in names:
+        assert name.endswith(".md"), f"seed/{name} is not a markdown doc"
+        assert is_valid_doc_id(name[:-3]), f"seed/{name} cannot be named by a doc id"
+
+
+def test_every_listed_shipped_doc_is_an_entry_or_ignored():
+    index = seed_index()
+    for doc_id in seed_ids():
+        if is_banked(doc_id):
+            continue
+        assert doc_id in index.entry_ids or doc_id in index.ignored, (
+            f"seed/{doc_id}.md is in neither the seed index nor its ignored: line"
+        )
+
+
+def test_every_seed_entry_names_a_shipped_file():
+    for entry in seed_index().entries:
+        if not is_collection_id(entry.doc_id):
+            assert entry.doc_id in seed_ids(), f"seed index lists {entry.doc_id!r} but seed/ has no such doc"
+
+
+def test_the_ignored_line_names_only_shipped_docs():
+    assert seed_index().ignored <= set(seed_ids())
+
+
+def test_banked_docs_are_not_in_the_seed_index_and_at_least_two_ship():
+    banked = [doc_id for doc_id in seed_ids() if is_banked(doc_id)]
+    assert len(banked) >= 2
+    for doc_id in banked:
+        assert doc_id not in seed_index().entry_ids
+        assert doc_id not in seed_index().ignored
+
+
+def test_no_seed_entry_is_listed_twice():
+    ids = [entry.doc_id for entry in seed_index().entries]
+    assert len(ids) == len(set(ids))
+
+
+def test_procedures_heading_is_present_with_entries():
+    # §6: the bench switch moves every entry under this heading to the ignored: line.
+    assert PROCEDURES_HEADING in seed_index().lines
+    assert len(procedure_ids()) >= 12
+
+
+def test_references_cover_the_kernel_data_authoring_and_requirements():
+    assert {"kernel", "data", "authoring", "requirements"} <= set(reference_ids())
+
+
+def test_hooks_carry_no_links_and_are_one_line_requests():
+    for entry in seed_index().entries:
+        assert "[[" not in entry.hook, f"hook of {entry.doc_id} carries a link"
+        assert 10 <= len(entry.hook) <= 140, f"hook of {entry.doc_id} is {len(entry.hook)} characters"
+
+
+def test_seed_hooks_match_the_docs_descriptions():
+    # The tail shows a shipped doc's description; an entry filed from it should read the same.
+    for entry in seed_index().entries:
+        described = parse_frontmatter(seed_text(entry.doc_id)).text("description")
+        assert entry.hook == described, f"seed hook of {entry.doc_id} differs from its description"
+
+
+@pytest.mark.parametrize("doc_id", seed_ids())
+def test_every_link_lands_on_a_shipped_doc(doc_id):
+    for target in links(seed_text(doc_id)):
+        assert target in seed_ids(), f"{doc_id} links [[{target}]], which does not ship"
+
+
+@pytest.mark.parametrize("doc_id", seed_ids())
+def test_nothing_is_over_a_cap(doc_id):
+    lines = len(seed_text(doc_id).splitlines())
+    assert lines <= BODY_LINE_CAP, f"{doc_id} is {lines} lines; the cap is {BODY_LINE_CAP}"
+
+
+def test_seed_index_is_within_both_caps():
+    assert len(seed_index().entries) <= ENTRY_CAP
+    assert len(seed_index().lines) <= BODY_LINE_CAP
+
+
+@pytest.mark.parametrize("doc_id", [*seed_ids(), "index"])
+def test_no_machine_specific_paths(doc_id):
+    text = (SEED_DIR / f"{doc_id}.md").read_text(encoding="utf-8")
+    found = MACHINE_PATHS.search(text)
+    assert not found, f"{doc_id} mentions a machine-specific path: {found.group(0)!r}"
+
+
+@pytest.mark.parametrize("doc_id", seed_ids())
+def test_every_doc_has_a_title_and_a_frontmatter_description(doc_id):
+    text = seed_text(doc_id)
+    assert parse_frontmatter(text).text("description"), f"{doc_id} has no description: frontmatter"
+    assert describe(doc_id, text).title != doc_id, f"{doc_id} has no '# Title'"
+
+
+@pytest.mark.parametrize("doc_id", procedure_ids())
+def test_procedure_has_the_sections_of_authoring_in_order(doc_id):
+    headings = [line for line in body_of(doc_id).split("\n") if line.startswith("## ")]
+    present = [heading for heading in headings if heading in PROCEDURE_SECTIONS]
+    assert present == PROCEDURE_SECTIONS, f"{doc_id} sections are {headings}"
+
+
+@pytest.mark.parametrize("doc_id", procedure_ids())
+def test_procedure_has_a_confirm_input_and_an_asserted_gate(doc_id):
+    body = body_of(doc_id)
+    assert "**Checkpoint (confirm-input):**" in body
+    assert "**Checkpoint (validate-and-gate):**" in body
+    code = "\n".join(code for _, code in python_blocks(body))
+    assert re.search(r"^\s*assert .+, ", code, re.M), f"{doc_id} has no assert with a message"
+
+
+@pytest.mark.parametrize("doc_id", procedure_ids())
+def test_procedure_hands_off_through_links(doc_id):
+    next_steps = body_of(doc_id).split("## Next steps", 1)[1]
+    assert links(next_steps), f"{doc_id} links nothing under ## Next steps"
