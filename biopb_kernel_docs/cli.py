@@ -10,12 +10,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from traitlets import Unicode
+from traitlets import Bool, Dict, Float, Integer, Unicode
 from traitlets.config import Application
 
 from ._version import __version__
 from .config import DocStore
 from .errors import DocsError
+from .handshake import KNOWN_HOST_BUDGETS
 from .ops import Docs
 
 STORE_ALIASES = {
@@ -117,6 +118,91 @@ class WriteCommand(DocsCommand):
         return self.docs().write_doc(self.extra_args[0], body=body, old=old, new=new)
 
 
+class McpCommand(Application):
+    """``biopb-kernel-docs mcp``: the stdio MCP server, its tools executed in a kernel."""
+
+    name = "biopb-kernel-docs mcp"
+    version = __version__
+    description = (
+        "Serve read_doc and write_doc as MCP tools over stdio, executed in a kernel: one the server "
+        "starts (the default), or the user's running kernel with --existing CONNECTION_FILE."
+    )
+    usage = "biopb-kernel-docs mcp [--existing CONNECTION_FILE] [--docs-local-dir DIR]"
+    classes = [DocStore]
+
+    existing = Unicode(
+        None, allow_none=True, help="Connection file of a running kernel to attach to (see %docs_connect)."
+    ).tag(config=True)
+    kernel_name = Unicode("python3", help="Kernelspec of the kernel the server starts itself.").tag(
+        config=True
+    )
+    instructions_budget = Integer(
+        None,
+        allow_none=True,
+        help="Cap on the handshake instructions, in characters. Default: by the client's declared name "
+        "(host_budgets), else no cap.",
+    ).tag(config=True)
+    host_budgets = Dict(
+        dict(KNOWN_HOST_BUDGETS),
+        help="Instruction budgets of hosts whose cap is known, by the name they declare at connect.",
+    ).tag(config=True)
+    call_timeout = Float(30.0, help="Seconds a doc call may wait for the kernel before failing.").tag(
+        config=True
+    )
+    poll_interval = Float(1.0, help="Seconds between checks for index changes made outside.").tag(config=True)
+    in_process = Bool(
+        False,
+        help="Serve the store from this process instead of a kernel (no shared kernel; for comparison "
+        "benchmarks and hosts that want the docs alone).",
+    ).tag(config=True)
+    aliases = {
+        **STORE_ALIASES,
+        "existing": "McpCommand.existing",
+        "kernel-name": "McpCommand.kernel_name",
+        "instructions-budget": "McpCommand.instructions_budget",
+        "timeout": "McpCommand.call_timeout",
+    }
+    flags = {"in-process": ({"McpCommand": {"in_process": True}}, in_process.help)}
+
+    def kernel_arguments(self) -> tuple[str, ...]:
+        """The DocStore settings given to this command, passed on to the kernel it starts."""
+        return tuple(f"--DocStore.{name}={value}" for name, value in sorted(self.config.DocStore.items()))
+
+    def start(self) -> None:
+        if self.extra_args:
+            print(
+                f"mcp takes no arguments, got {' '.join(self.extra_args)!r}.\nUsage: {self.usage}",
+                file=sys.stderr,
+            )
+            self.exit(2)
+        if self.existing and self.kernel_arguments():
+            print(
+                "--docs-local-dir, --shipped-dir and --shipped-version configure a kernel this server "
+                "starts. With --existing, the kernel's own configuration applies: set "
+                "c.DocStore.docs_local_dir in its ipython_kernel_config.py.",
+                file=sys.stderr,
+            )
+            self.exit(2)
+        from .kernel_client import InProcessDocsClient, KernelDocsClient
+        from .mcp_server import DocsBridge
+
+        if self.in_process:
+            kernel = InProcessDocsClient(DocStore(parent=self))
+        else:
+            kernel = KernelDocsClient(
+                connection_file=self.existing,
+                kernel_name=self.kernel_name,
+                kernel_args=self.kernel_arguments(),
+                call_timeout=self.call_timeout,
+            )
+        DocsBridge(
+            kernel,
+            instructions_budget=self.instructions_budget,
+            host_budgets=dict(self.host_budgets),
+            poll_interval=self.poll_interval,
+        ).run()
+
+
 class DocsApp(Application):
     name = "biopb-kernel-docs"
     version = __version__
@@ -126,6 +212,7 @@ class DocsApp(Application):
         "index": (IndexCommand, IndexCommand.description),
         "read": (ReadCommand, ReadCommand.description),
         "write": (WriteCommand, WriteCommand.description),
+        "mcp": (McpCommand, McpCommand.description),
     }
 
     def start(self) -> None:

@@ -8,6 +8,7 @@ in the same place. ``skills_local_dir`` is the pre-redesign key, read as an alia
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from traitlets import Unicode, observe
@@ -69,6 +70,11 @@ class DocStore(LoggingConfigurable):
         "package's version. For development and tests.",
     ).tag(config=True)
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._callers: dict[str, tuple[tuple[object, ...], Docs]] = {}
+        self._callers_lock = threading.Lock()
+
     @observe("skills_local_dir")
     def _warn_deprecated_alias(self, change) -> None:
         if change.new is None:
@@ -90,3 +96,12 @@ class DocStore(LoggingConfigurable):
     def docs(self) -> Docs:
         """A new caller's ``Docs`` over the configured tiers (each caller keeps its own)."""
         return Docs(self.open_store())
+
+    def docs_for(self, caller: str) -> Docs:
+        """The ``Docs`` of a named caller, kept across calls; renewed if the tiers were reconfigured."""
+        wanted = (self.shipped_dir, self.local_dir, self.shipped_version)
+        with self._callers_lock:
+            known = self._callers.get(caller)
+            if known is None or known[0] != wanted:
+                known = self._callers[caller] = (wanted, self.docs())
+            return known[1]

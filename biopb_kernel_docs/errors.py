@@ -47,3 +47,9 @@ class StoreUnavailable(DocsError):
     """The local tier cannot be created, locked or written, or the tiers are misconfigured."""
 
     status = 503
+
+
+class KernelUnavailable(DocsError):
+    """The kernel the docs run in cannot be reached, started, or did not answer in time."""
+
+    status = 503

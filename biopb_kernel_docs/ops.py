@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 
 from .errors import DocNotFound, EditRefused, InvalidDocId, LimitExceeded
-from .frontmatter import describe
+from .frontmatter import describe, parse_frontmatter
 from .ids import (
     DIFF_VIEW,
     INDEX_ID,
@@ -51,7 +51,9 @@ def _state(doc: DocFile | None) -> _Served | None:
 
 
 def _updated(doc: DocFile) -> str:
-    return describe(doc.doc_id, doc.text).updated or time.strftime("%Y-%m-%d", time.localtime(doc.mtime))
+    """The frontmatter's ``updated``, else the file's modification date (§1)."""
+    declared = parse_frontmatter(doc.text).text("updated")
+    return declared or time.strftime("%Y-%m-%d", time.localtime(doc.mtime))
 
 
 def _unified_diff(before: str | None, after: str, doc_id: str, from_label: str, to_label: str) -> str:

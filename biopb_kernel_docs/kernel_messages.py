@@ -1,0 +1,89 @@
+"""What the bridge tells the agent when the kernel, not the store, is the problem.
+
+Product copy, like the store's own errors: each says what happened and what to do next.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import KernelUnavailable
+
+
+class OlderKernelPackage(KernelUnavailable):
+    """The kernel's biopb-kernel-docs predates the fast channel: use execute requests instead."""
+
+
+def unreadable_connection_file(connection_file: str | None, err: Exception) -> str:
+    return (
+        f"Cannot read the kernel connection file {connection_file}: {err}. Run %docs_connect in the "
+        "notebook for the current file and the command that uses it."
+    )
+
+
+def not_answering(connection_file: str | None, timeout: float) -> str:
+    if connection_file:
+        return (
+            f"No kernel answered at {connection_file} within {timeout:g} s. Is the notebook's kernel "
+            "running? Run %docs_connect in it for the current connection file and command."
+        )
+    return f"The bridge's kernel did not start within {timeout:g} s. Check that ipykernel is installed."
+
+
+def timed_out(operation: str, timeout: float, has_subshells: bool) -> str:
+    waited = f"The kernel did not answer {operation} within {timeout:g} s"
+    landed = (
+        " A write_doc that timed out may still land: read_doc before retrying."
+        if operation == "write_doc"
+        else ""
+    )
+    if not has_subshells:
+        return (
+            f"{waited}: it has no subshells (ipykernel older than 7), so the docs wait behind the cell it is "
+            "running until they are set up in it. Wait for that cell to finish, or upgrade ipykernel to 7 or "
+            f"later in the kernel's environment.{landed}"
+        )
+    return f"{waited}, although it is alive: something in it holds the interpreter. Retry shortly.{landed}"
+
+
+def died(operation: str, connection_file: str | None) -> str:
+    if connection_file:
+        return (
+            f"The kernel this server is attached to stopped answering during {operation} (it was shut down "
+            f"or crashed; connection file {connection_file}). Start or restart the notebook's kernel, run "
+            "%docs_connect in it, and reconnect the agent with the command it prints."
+        )
+    return (
+        f"The bridge's kernel died during {operation}. The next call starts a new one; if it was a "
+        "write_doc, read_doc first to see whether it landed."
+    )
+
+
+def restarted(operation: str) -> str:
+    return (
+        f"The kernel was restarted during {operation}. If that was a write_doc, read_doc to see whether it "
+        "landed before writing again; other calls work again now."
+    )
+
+
+def refused(reply: dict[str, Any]) -> str:
+    return (
+        f"The kernel refused the docs request ({reply.get('ename')}: {reply.get('evalue')}). "
+        "Restart the notebook's kernel and reconnect; if it persists, report it."
+    )
+
+
+def expression_failure(value: dict[str, Any]) -> KernelUnavailable:
+    """The error for a failed user expression (the kernel side raised)."""
+    name, detail = value.get("ename"), value.get("evalue")
+    if name == "ModuleNotFoundError":
+        return KernelUnavailable(
+            "biopb-kernel-docs is not installed in the kernel's environment. Run "
+            "%pip install biopb-kernel-docs in the notebook, restart the kernel, and reconnect."
+        )
+    if name == "AttributeError" and "open_fast_channel" in str(detail):
+        return OlderKernelPackage("the kernel's biopb-kernel-docs has no fast channel")
+    return KernelUnavailable(
+        f"The docs call failed inside the kernel ({name}: {detail}). This is a bug in "
+        "biopb-kernel-docs; please report it."
+    )

@@ -1,0 +1,142 @@
+"""The magics, in a real ipykernel started by jupyter_client."""
+
+from __future__ import annotations
+
+import pytest
+
+from .kernels import Kernel, write_profile_config
+
+REPLACE_CELL = (
+    "%%write_doc flatfield --replace\n<<<<<<< old\nStep one.\n=======\nStep one, with a dark frame.\n"
+)
+
+
+@pytest.fixture(scope="module")
+def module_tiers(tmp_path_factory):
+    from .conftest import SEED_INDEX, SHIPPED, Tiers
+
+    root = tmp_path_factory.mktemp("magic-tiers")
+    made = Tiers(root / "shipped", root / "local")
+    made.shipped.mkdir()
+    (made.shipped / "index.md").write_text(SEED_INDEX)
+    for doc_id, text in SHIPPED.items():
+        made.ship(doc_id, text)
+    return made
+
+
+@pytest.fixture(scope="module")
+def kernel(module_tiers, tmp_path_factory):
+    home = tmp_path_factory.mktemp("kernel-home")
+    write_profile_config(
+        home,
+        f"c.DocStore.docs_local_dir = {str(module_tiers.local)!r}\n"
+        f"c.DocStore.shipped_dir = {str(module_tiers.shipped)!r}\n",
+    )
+    started = Kernel(home)
+    yield started
+    started.shutdown()
+
+
+def test_extension_loads_by_itself_in_the_environments_kernels(kernel):
+    result = kernel.run("print('read_doc' in get_ipython().magics_manager.magics['line'])")
+    assert result.stdout.strip() == "True"
+
+
+def test_read_doc_index_shows_markdown_and_plain_text(kernel):
+    result = kernel.run("%read_doc index")
+    assert result.error is None
+    (markdown,) = result.data("text/markdown")
+    (plain,) = result.data("text/plain")
+    assert markdown.startswith("*[index · local · updated")
+    assert "## New shipped docs" in markdown
+    assert plain.startswith("[index · local")
+
+
+def test_read_doc_sets_the_header_apart_and_fences_frontmatter(kernel):
+    (markdown,) = kernel.run("%read_doc flatfield").data("text/markdown")
+    assert markdown.startswith(
+        "*[flatfield · shipped · updated 2026-01-02]*\n\n```yaml\n---\ndescription: fix shading"
+    )
+    assert "\n# Flatfield\n" in markdown
+
+
+def test_write_doc_cell_creates_a_doc_and_shows_the_diff(kernel, module_tiers):
+    result = kernel.run("%%write_doc lab/notes\n# Lab notes\n\nWhat worked on the confocal.\n")
+    assert result.error is None
+    (markdown,) = result.data("text/markdown")
+    assert markdown.startswith("Created local doc 'lab/notes' and filed it under ## Unfiled")
+    assert "```diff\n--- /dev/null" in markdown
+    assert module_tiers.local_text("lab/notes") == "# Lab notes\n\nWhat worked on the confocal.\n"
+
+
+def test_write_doc_replace_form_shadows_a_shipped_doc_and_diff_view_shows_it(kernel, module_tiers):
+    assert kernel.run(REPLACE_CELL).error is None
+    assert "Step one, with a dark frame." in module_tiers.local_text("flatfield")
+    (markdown,) = kernel.run("%read_doc flatfield@diff").data("text/markdown")
+    assert "```diff" in markdown
+    assert "+Step one, with a dark frame." in markdown
+
+
+def test_refusal_is_a_usage_error_one_liner_with_the_store_message(kernel):
+    result = kernel.run("%read_doc flatfeld")
+    assert result.error["ename"] == "UsageError"
+    assert (
+        result.error["evalue"]
+        == "No doc 'flatfeld'. Did you mean 'flatfield'? read_doc('index') lists them all."
+    )
+
+
+def test_malformed_replace_cell_says_how_to_write_it(kernel):
+    result = kernel.run("%%write_doc flatfield --replace\njust some text\n")
+    assert result.error["ename"] == "UsageError"
+    assert "<<<<<<< old" in result.error["evalue"]
+
+
+def test_help_comes_from_the_docstrings(kernel):
+    result = kernel.run("print(get_ipython().find_line_magic('read_doc').__doc__)")
+    assert "%read_doc ID@diff" in result.stdout
+    result = kernel.run("print(get_ipython().find_cell_magic('write_doc').__doc__)")
+    assert "--replace" in result.stdout
+
+
+def test_docs_connect_prints_the_command_for_this_kernel(kernel):
+    result = kernel.run("%docs_connect")
+    assert f"mcp --existing {kernel.connection_file}" in result.stdout
+    assert '"mcpServers"' in result.stdout
+
+
+def test_turned_off_autoload_leaves_load_ext_as_the_fallback(tmp_path, tiers):
+    write_profile_config(
+        tmp_path,
+        "c.InteractiveShellApp.extra_extensions = []\n"
+        f"c.DocStore.docs_local_dir = {str(tiers.local)!r}\n"
+        f"c.DocStore.shipped_dir = {str(tiers.shipped)!r}\n",
+    )
+    kernel = Kernel(tmp_path)
+    try:
+        assert kernel.run("%read_doc index").error["ename"] == "UsageError"  # Line magic function not found
+        assert kernel.run("%load_ext biopb_kernel_docs").error is None
+        assert kernel.run("%read_doc index").error is None
+    finally:
+        kernel.shutdown()
+
+
+def test_kernel_config_alias_key_is_honoured(tmp_path, tiers):
+    write_profile_config(
+        tmp_path,
+        f"c.DocStore.skills_local_dir = {str(tiers.local)!r}\n"
+        f"c.DocStore.shipped_dir = {str(tiers.shipped)!r}\n",
+    )
+    kernel = Kernel(tmp_path)
+    try:
+        assert kernel.run("%%write_doc via-alias\n# Via the old key\n").error is None
+        assert tiers.local_text("via-alias") == "# Via the old key\n"
+    finally:
+        kernel.shutdown()
+
+
+def test_replace_cell_tolerates_a_git_style_closing_line_as_ipython_leaves_it():
+    from biopb_kernel_docs.magics import split_replacement
+
+    assert split_replacement("<<<<<<< old\na\n=======\nb\n>>>> new\n") == ("a", "b")
+    assert split_replacement("<<<<<<< old\na\n\n=======\nb\nc") == ("a\n", "b\nc")

@@ -1,0 +1,350 @@
+"""The MCP bridge through the SDK's own stdio clients, against `biopb-kernel-docs mcp`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from queue import Empty
+
+import anyio
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
+
+from biopb_kernel_docs.handshake import HEADER
+from biopb_kernel_docs.mcp_server import INDEX_URI, READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
+
+from .kernels import Kernel, kernel_env
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    made = tmp_path / "home"
+    made.mkdir()
+    return made
+
+
+def server(home: Path, *arguments: str) -> StdioServerParameters:
+    env = kernel_env(home)
+    env["PYTHONPATH"] = str(ROOT)  # lets a test kernel class be imported by kernels the server starts
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "biopb_kernel_docs", "mcp", *arguments], env=env
+    )
+
+
+def own_kernel(home: Path, tiers, *extra: str) -> StdioServerParameters:
+    return server(home, "--docs-local-dir", str(tiers.local), "--shipped-dir", str(tiers.shipped), *extra)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+class Notifications:
+    """Collects resources/updated notifications for a handshake-era session."""
+
+    def __init__(self) -> None:
+        self.uris: list[str] = []
+        self._arrived = anyio.Event()
+
+    async def __call__(self, message) -> None:
+        if isinstance(message, types.ResourceUpdatedNotification):
+            self.uris.append(str(message.params.uri))
+            self._arrived.set()
+
+    async def next(self, timeout: float = 15) -> str:
+        with anyio.fail_after(timeout):
+            await self._arrived.wait()
+        self._arrived = anyio.Event()
+        return self.uris[-1]
+
+
+async def _session_call(params, name: str, arguments: dict, **session_args):
+    async with stdio_client(params) as (read, write), ClientSession(read, write, **session_args) as session:
+        init = await session.initialize()
+        return init, await session.call_tool(name, arguments)
+
+
+# -- the handshake -------------------------------------------------------------------------------------
+
+
+async def test_handshake_era_instructions_carry_the_header_and_the_rendered_index(home, tiers):
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        assert init.protocol_version == "2025-11-25"
+        assert init.instructions.startswith(HEADER + "\n")
+        assert "always ask the user first" in init.instructions
+        assert "# Test docs\n" in init.instructions
+        assert "- segment-nuclei: find the nuclei" in init.instructions  # the new-docs tail
+        assert init.capabilities.resources.subscribe
+        tools = (await session.list_tools()).tools
+        assert sorted(tool.name for tool in tools) == ["read_doc", "write_doc"]
+
+
+async def test_modern_era_client_gets_the_same_instructions_and_tools(home, tiers):
+    async with Client(own_kernel(home, tiers)) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert client.session.instructions.startswith(HEADER + "\n")
+        assert "# Test docs\n" in client.session.instructions
+        result = await client.call_tool("read_doc", {"id": "data"})
+        assert text_of(result).startswith("[data · shipped · updated")
+
+
+def test_tool_descriptions_fit_hosts_and_name_what_they_must():
+    assert len(READ_DOC_DESCRIPTION) < 2048
+    assert len(WRITE_DOC_DESCRIPTION) < 2048
+    for needle in ('read_doc("index")', "@diff", "[[id]]"):
+        assert needle in READ_DOC_DESCRIPTION
+    bullets = WRITE_DOC_DESCRIPTION.split("Before writing:\n")[1].split("\n\n")[0].split("\n- ")
+    assert len(bullets) == 5
+
+
+async def test_handshake_for_claude_code_fits_its_documented_cap(home, tiers):
+    for n in range(150):
+        tiers.ship(f"extra-{n:03d}", f"# Extra {n}\n\nExtra doc number {n}, with a longer description.\n")
+    client_info = types.Implementation(name="claude-code", version="2.1.0")
+    init, index = await _session_call(
+        own_kernel(home, tiers), "read_doc", {"id": "index"}, client_info=client_info
+    )
+    assert len(init.instructions) <= 2048
+    assert init.instructions.split("\n")[1].startswith("This copy is cut to fit this host:")
+    assert 'read_doc("index") has them all' in init.instructions
+    assert "- extra-149" in text_of(index)
+
+
+async def test_unknown_hosts_get_the_whole_index_and_the_budget_is_configurable(home, tiers):
+    for n in range(150):
+        tiers.ship(f"extra-{n:03d}", f"# Extra {n}\n\nExtra doc number {n}.\n")
+    client_info = types.Implementation(name="some-host", version="1")
+    init, _ = await _session_call(
+        own_kernel(home, tiers), "read_doc", {"id": "data"}, client_info=client_info
+    )
+    assert "- extra-149: Extra doc number 149." in init.instructions
+    init, _ = await _session_call(
+        own_kernel(home, tiers, "--instructions-budget", "600"),
+        "read_doc",
+        {"id": "data"},
+        client_info=client_info,
+    )
+    assert len(init.instructions) <= 600
+    assert init.instructions.startswith(HEADER)
+
+
+# -- the tools ------------------------------------------------------------------------------------------
+
+
+async def test_tools_read_and_write_through_the_kernel(home, tiers):
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        created = await session.call_tool(
+            "write_doc", {"id": "lab/notes", "body": "# Notes\n\nWhat we learned.\n"}
+        )
+        assert not created.is_error
+        assert "filed it under ## Unfiled" in text_of(created)
+        edited = await session.call_tool(
+            "write_doc", {"id": "flatfield", "old": "Step one.", "new": "Step 1."}
+        )
+        assert "+Step 1." in text_of(edited)
+        diff = await session.call_tool("read_doc", {"id": "flatfield@diff"})
+        assert "mixes your own edits" in text_of(diff)
+    assert tiers.local_text("lab/notes") == "# Notes\n\nWhat we learned.\n"
+
+
+async def test_refusals_are_tool_errors_whose_text_is_the_stores_message(home, tiers):
+    _, result = await _session_call(own_kernel(home, tiers), "read_doc", {"id": "flatfeld"})
+    assert result.is_error
+    assert text_of(result) == "No doc 'flatfeld'. Did you mean 'flatfield'? read_doc('index') lists them all."
+
+
+# -- the index resource and its notifications ---------------------------------------------------------
+
+
+async def test_index_resource_notifies_on_tool_writes_and_outside_edits(home, tiers):
+    heard = Notifications()
+    params = own_kernel(home, tiers)
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, message_handler=heard) as session,
+    ):
+        await session.initialize()
+        resource = await session.read_resource(INDEX_URI)
+        assert "# Test docs" in resource.contents[0].text
+        with pytest.warns(Warning, match="subscri"):  # the SDK deprecates the older era's subscribe
+            await session.subscribe_resource(INDEX_URI)
+        await anyio.sleep(1.5)  # let the watcher take its first look
+
+        await session.call_tool("write_doc", {"id": "fresh", "body": "# Fresh\n\nA new doc.\n"})
+        assert await heard.next() == INDEX_URI
+
+        index = tiers.local / "index.md"
+        index.write_text(index.read_text() + "- typed-by-hand: an edit in a text editor\n")
+        assert await heard.next() == INDEX_URI
+
+        tiers.put_local("data", "# My data notes\n")  # a new shadow: the entry gains (local copy)
+        assert await heard.next() == INDEX_URI
+        assert (
+            "- data: how arrays are laid out (local copy)"
+            in (await session.read_resource(INDEX_URI)).contents[0].text
+        )
+
+
+async def test_modern_era_listen_stream_hears_an_outside_edit(home, tiers):
+    async with (
+        Client(own_kernel(home, tiers)) as client,
+        client.listen(resource_subscriptions=[INDEX_URI]) as events,
+    ):
+        await anyio.sleep(1.5)
+        index = tiers.local / "index.md"
+        index.write_text(index.read_text() + "- typed-by-hand: an edit in a text editor\n")
+        with anyio.fail_after(15):
+            async for event in events:
+                assert event.uri == INDEX_URI
+                break
+
+
+# -- the kernel: busy, old, dead ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def user_kernel(home, tiers):
+    started = Kernel(
+        home, (f"--DocStore.docs_local_dir={tiers.local}", f"--DocStore.shipped_dir={tiers.shipped}")
+    )
+    yield started
+    started.shutdown()
+
+
+async def test_read_doc_answers_while_the_users_cell_keeps_the_main_shell_busy(home, tiers, user_kernel):
+    user_kernel.start("import time; time.sleep(60)")
+    params = server(home, "--existing", user_kernel.connection_file)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        started = time.monotonic()
+        result = await session.call_tool("read_doc", {"id": "flatfield"})
+        assert time.monotonic() - started < 5
+        assert text_of(result).startswith("[flatfield · shipped")
+    with pytest.raises(Empty):
+        user_kernel.client.get_shell_msg(timeout=0.1)  # the sleep is still running
+    user_kernel.manager.interrupt_kernel()
+
+
+async def test_a_magic_in_the_users_kernel_notifies_the_agent(home, tiers, user_kernel):
+    heard = Notifications()
+    params = server(home, "--existing", user_kernel.connection_file)
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, message_handler=heard) as session,
+    ):
+        await session.initialize()
+        with pytest.warns(Warning, match="subscri"):
+            await session.subscribe_resource(INDEX_URI)
+        await anyio.sleep(1.5)
+        assert user_kernel.run("%%write_doc from-the-notebook\n# Written by the user\n").error is None
+        assert await heard.next() == INDEX_URI
+
+
+async def test_kernel_without_subshells_fails_clearly_after_the_timeout_then_recovers(home, tiers):
+    kernel = Kernel(
+        home,
+        (
+            "--IPKernelApp.kernel_class=tests.no_subshell_kernel.NoSubshellKernel",
+            f"--DocStore.docs_local_dir={tiers.local}",
+            f"--DocStore.shipped_dir={tiers.shipped}",
+        ),
+    )
+    try:
+        params = server(home, "--existing", kernel.connection_file, "--timeout", "3")
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            kernel.start("import time; time.sleep(60)")
+            await anyio.sleep(0.5)
+            started = time.monotonic()
+            await session.initialize()  # the handshake's own render waits, then gives up
+            result = await session.call_tool("read_doc", {"id": "data"})
+            assert time.monotonic() - started < 15
+            assert result.is_error
+            assert "has no subshells (ipykernel older than 7)" in text_of(result)
+            kernel.manager.interrupt_kernel()  # the cell ends; the queued set-up runs
+            await anyio.sleep(1)
+            assert not (await session.call_tool("read_doc", {"id": "data"})).is_error
+            kernel.start("import time; time.sleep(60)")  # from now on, a busy main shell is no obstacle
+            await anyio.sleep(0.5)
+            assert not (await session.call_tool("read_doc", {"id": "data"})).is_error
+        kernel.manager.interrupt_kernel()
+    finally:
+        kernel.shutdown()
+
+
+async def test_an_attached_kernel_restarted_by_the_user_is_picked_up_again(home, tiers, user_kernel):
+    params = server(home, "--existing", user_kernel.connection_file, "--timeout", "10")
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert not (await session.call_tool("read_doc", {"id": "data"})).is_error
+        user_kernel.manager.restart_kernel(now=True)
+        result = await session.call_tool("read_doc", {"id": "data"})
+        assert not result.is_error, text_of(result)
+
+
+def _kernel_pids(runtime_dir: Path) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if "ipykernel" in cmdline and str(runtime_dir) in cmdline:
+                pids.append(int(proc.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the bridge's kernel through /proc")
+async def test_the_bridges_own_kernel_is_restarted_when_it_dies(home, tiers):
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        (pid,) = _kernel_pids(home / ".local/share/jupyter/runtime")
+        os.kill(pid, signal.SIGKILL)
+        await anyio.sleep(0.5)
+        result = await session.call_tool("read_doc", {"id": "data"})
+        assert not result.is_error, text_of(result)
+        assert _kernel_pids(home / ".local/share/jupyter/runtime") != [pid]
+
+
+async def test_a_dead_attached_kernel_gets_an_error_saying_what_to_do(home, tiers):
+    kernel = Kernel(
+        home, (f"--DocStore.docs_local_dir={tiers.local}", f"--DocStore.shipped_dir={tiers.shipped}")
+    )
+    params = server(home, "--existing", kernel.connection_file, "--timeout", "3")
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        kernel.shutdown()
+        result = await session.call_tool("read_doc", {"id": "data"})
+        assert result.is_error
+        assert "%docs_connect" in text_of(result)
+
+
+async def test_store_options_with_existing_are_refused(home, tiers, user_kernel):
+    done = await anyio.run_process(
+        [
+            sys.executable,
+            "-m",
+            "biopb_kernel_docs",
+            "mcp",
+            "--existing",
+            user_kernel.connection_file,
+            "--docs-local-dir",
+            str(tiers.local),
+        ],
+        check=False,
+    )
+    assert done.returncode == 2
+    assert b"c.DocStore.docs_local_dir" in done.stderr
