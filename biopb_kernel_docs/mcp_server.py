@@ -12,20 +12,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any
 
 import anyio
 from mcp import types
 from mcp.server import MCPServer, ServerRequestContext
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from pydantic import Field
 
 from ._version import __version__
 from .errors import DocsError
 from .handshake import budget_for, compose_instructions
-from .kernel_client import KernelDocsClient
+from .kernel_client import InProcessDocsClient, KernelDocsClient
 from .watch import index_fingerprint
 
 log = logging.getLogger(__name__)
@@ -79,14 +79,15 @@ DocId = Annotated[
 
 
 def _client_name(method: str, params: Any) -> str | None:
-    if not isinstance(params, dict):
+    """The name a client declares: in initialize's clientInfo, or in a 2026-era request's _meta."""
+    if not isinstance(params, Mapping):
         return None
     info = (
         params.get("clientInfo")
         if method == "initialize"
         else (params.get("_meta") or {}).get(CLIENT_INFO_META_KEY)
     )
-    return info.get("name") if isinstance(info, dict) else None
+    return info.get("name") if isinstance(info, Mapping) else None
 
 
 class DocsBridge:
@@ -94,7 +95,7 @@ class DocsBridge:
 
     def __init__(
         self,
-        kernel: KernelDocsClient,
+        kernel: KernelDocsClient | InProcessDocsClient,
         *,
         instructions_budget: int | None = None,
         host_budgets: dict[str, int] | None = None,
@@ -194,7 +195,7 @@ class DocsBridge:
         try:
             return await self.kernel.call("render_index", as_session=self.watch_session)
         except DocsError as err:
-            raise ToolError(str(err)) from None
+            raise ResourceError(str(err)) from None
 
     async def _tool(self, operation: str, **arguments: Any) -> types.CallToolResult:
         """The kernel's answer as the tool result; a refusal is a tool error whose text is the store's

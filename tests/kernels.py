@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from jupyter_client import KernelManager
@@ -88,6 +89,15 @@ class Kernel:
     def start(self, code: str) -> str:
         """Send ``code`` without waiting for it (to keep the main shell busy)."""
         return self.client.execute(code)
+
+    def finished(self, msg_id: str, timeout: float = 0.2) -> bool:
+        """Whether the execution ``msg_id`` has replied (other shell replies are skipped)."""
+        try:
+            while True:
+                if self.client.get_shell_msg(timeout=timeout)["parent_header"].get("msg_id") == msg_id:
+                    return True
+        except Empty:
+            return False
 
     def shutdown(self) -> None:
         self.client.stop_channels()
