@@ -55,6 +55,11 @@ class KernelRestarted(KernelUnavailable):
     """The attached kernel was restarted: same ports, a new process without our subshell or channel."""
 
 
+def encode_request(session: str, operation: str, arguments: dict[str, Any]) -> str:
+    """The JSON request ``kernel_api.dispatch`` answers."""
+    return json.dumps({"session": session, "operation": operation, "arguments": arguments})
+
+
 def unpack_answer(answer: str) -> Any:
     """The result of a ``kernel_api.dispatch`` answer; a refusal raises with the store's message."""
     reply = json.loads(answer)
@@ -210,9 +215,7 @@ class KernelDocsClient:
         own bookkeeping must not count as the agent having read something). A read interrupted by
         a kernel that died or restarted is retried once; a write is not (it may have landed).
         """
-        request = json.dumps(
-            {"session": as_session or self.session_id, "operation": operation, "arguments": arguments}
-        )
+        request = encode_request(as_session or self.session_id, operation, arguments)
         async with self._call_lock:
             await self._ensure_started()
             if not self.attached and not await self._alive():
@@ -251,7 +254,7 @@ class KernelDocsClient:
             return
         session = self._client.session
         channel = FastChannel(endpoint, session.key, session.signature_scheme)
-        probe = json.dumps({"session": "probe", "operation": "ping", "arguments": {}})
+        probe = encode_request("probe", "ping", {})
         try:
             await channel.receive(await channel.send(probe), PROBE_TIMEOUT_SECONDS)
         except Empty:
@@ -340,9 +343,7 @@ class InProcessDocsClient:
         pass
 
     async def call(self, operation: str, *, as_session: str | None = None, **arguments: Any) -> Any:
-        request = json.dumps(
-            {"session": as_session or self.session_id, "operation": operation, "arguments": arguments}
-        )
+        request = encode_request(as_session or self.session_id, operation, arguments)
         return unpack_answer(self._dispatch(self.doc_store, request))
 
     async def close(self) -> None:
