@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -151,3 +152,60 @@ def test_procedure_has_a_confirm_input_and_an_asserted_gate(doc_id):
 def test_procedure_hands_off_through_links(doc_id):
     next_steps = body_of(doc_id).split("## Next steps", 1)[1]
     assert links(next_steps), f"{doc_id} links nothing under ## Next steps"
+
+
+# -- one shared namespace: procedures must not clobber each other or the user's data ------------------
+
+
+def _section(body: str, heading: str) -> str:
+    found = re.search(rf"^{re.escape(heading)}\n(.*?)(?=^## |\Z)", body, re.S | re.M)
+    return found.group(1) if found else ""
+
+
+def _assigned_names(doc_id: str) -> set[str]:
+    """Names the procedure's code binds at module level (imports aside)."""
+    names: set[str] = set()
+    for _, code in python_blocks(body_of(doc_id)):
+        for node in ast.parse(code).body:
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For):
+                targets = [node.target]
+            elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names.add(node.name)
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _input_names(doc_id: str) -> set[str]:
+    return set(re.findall(r"^- `([A-Za-z_]\w*)`", _section(body_of(doc_id), "## Inputs"), re.M))
+
+
+def _output_names(doc_id: str) -> set[str]:
+    """Names the first paragraph announces (in backticks) that the code produces."""
+    body = body_of(doc_id)
+    first_paragraph = body.split("\n# ", 1)[-1].split("\n\n", 2)[1]
+    return set(re.findall(r"`([A-Za-z_]\w*)`", first_paragraph)) & _assigned_names(doc_id)
+
+
+def test_no_procedure_overwrites_an_input_of_any_procedure():
+    # A documented output may be another procedure's input (a hand-off); a temporary may not.
+    inputs = {name: doc_id for doc_id in procedure_ids() for name in _input_names(doc_id)}
+    for doc_id in procedure_ids():
+        temporaries = _assigned_names(doc_id) - _output_names(doc_id)
+        clobbered = {name: inputs[name] for name in temporaries if name in inputs}
+        assert not clobbered, f"{doc_id} assigns names that are inputs: {clobbered}"
+        own = _assigned_names(doc_id) & _input_names(doc_id)
+        assert not own, f"{doc_id} overwrites its own inputs: {sorted(own)}"
+
+
+@pytest.mark.parametrize("doc_id", procedure_ids())
+def test_procedure_names_its_outputs_and_no_other_procedure_reuses_them(doc_id):
+    outputs = _output_names(doc_id)
+    assert outputs, f"{doc_id}'s first paragraph names none of the variables it leaves behind"
+    for other in procedure_ids():
+        if other != doc_id:
+            reused = outputs & _assigned_names(other)
+            assert not reused, f"{other} assigns {sorted(reused)}, which {doc_id} leaves for the user"

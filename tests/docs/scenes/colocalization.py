@@ -1,14 +1,18 @@
-"""Scene for colocalization: two channels of punctate staining in cells with a cell mask.
+"""Scene for colocalization: two background-subtracted channels of punctate staining, with a cell mask.
 
 Simulates a 256 x 256 px confocal field at 0.1 µm/px holding 6 elliptical cells (about 6 x 5 µm)
 with their label image. Channel A shows 40-60 puncta per cell (Gaussian spots, sigma 1.3 px, about
 0.3 µm FWHM) on a dim diffuse cytoplasm. Channel B has as many puncta: 60 % at the places of A's,
 with independent brightness, the rest at places of their own, on its own diffuse level.
-Each channel gets its own camera offset and background, then shot noise (uint16). The channels are
-registered, unsaturated and free of bleed-through.
+Each raw channel gets a camera offset, a gentle background gradient of its own and shot noise, and
+is read by a 12-bit camera (values clip at 4095). Three of A's shared puncta are bright enough to
+clip at their centres. The channels handed to the procedure are background-subtracted (raw minus
+the true offset and gradient, float32), as background-subtraction would return them: their clipped
+pixels no longer share one value, so the saturation masks are computed on the raw channels. The
+channels are registered and free of bleed-through.
 
 Ground truth planted: ``_build()[1]`` holds the share of A puncta that have a B partner and the share
-of B puncta that have an A partner (both 0.6).
+of B puncta that have an A partner (both 0.6), and the number of clipped pixels in A.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ PIXEL_SIZE_UM = 0.1
 STRUCTURE_SIZE_UM = 0.3
 SPOT_SIGMA_PX = 1.3
 SHARED = 0.6
+CEILING = 2**12 - 1  # 12-bit camera
 
 
 def _ellipse(shape, centre, semi_axes, angle):
@@ -49,6 +54,7 @@ def _build(seed: int = 5) -> tuple[dict[str, object], dict[str, float]]:
     diffuse_a = np.zeros(SHAPE)
     diffuse_b = np.zeros(SHAPE)
     points_a, points_b = [], []
+    first_of_cell = []  # index in points_a of each cell's first punctum (a shared one)
     for label, (gy, gx) in enumerate(np.ndindex(2, 3), start=1):
         centre = np.array([64 + 128 * gy, 43 + 85 * gx]) + rng.uniform(-3, 3, 2)
         semi = (rng.uniform(34, 40), rng.uniform(26, 32))
@@ -61,22 +67,34 @@ def _build(seed: int = 5) -> tuple[dict[str, object], dict[str, float]]:
         pick = rng.choice(rows.size, size=2 * n, replace=False)
         here = np.column_stack([rows[pick], cols[pick]]) + rng.uniform(-0.5, 0.5, (2 * n, 2))
         n_shared = int(np.rint(SHARED * n))
+        first_of_cell.append(len(points_a))
         points_a.extend(here[:n])
         points_b.extend(here[:n_shared])
         points_b.extend(here[n : 2 * n - n_shared])  # B's own puncta
-    spots_a = _spots(points_a, rng.uniform(150, 400, len(points_a)))
+    amplitudes_a = rng.uniform(150, 400, len(points_a))
+    amplitudes_a[first_of_cell[::2]] = 5000.0  # three shared puncta bright enough to clip
+    spots_a = _spots(points_a, amplitudes_a)
     spots_b = _spots(points_b, rng.uniform(100, 300, len(points_b)))
-    channel_a = rng.poisson(100.0 + 12.0 + diffuse_a + spots_a)
-    channel_b = rng.poisson(100.0 + 25.0 + diffuse_b + spots_b)
+    yy, xx = np.mgrid[: SHAPE[0], : SHAPE[1]] / SHAPE[0]
+    background_a = 100.0 + 12.0 + 8.0 * yy + 5.0 * xx  # camera offset plus a gentle gradient
+    background_b = 100.0 + 25.0 + 9.0 * yy + 6.0 * xx
+    raw_a = np.clip(rng.poisson(background_a + diffuse_a + spots_a), 0, CEILING).astype(np.uint16)
+    raw_b = np.clip(rng.poisson(background_b + diffuse_b + spots_b), 0, CEILING).astype(np.uint16)
     inputs = {
-        "channel_a": np.clip(channel_a, 0, 65535).astype(np.uint16),
-        "channel_b": np.clip(channel_b, 0, 65535).astype(np.uint16),
+        "channel_a": (raw_a - background_a).astype(np.float32),
+        "channel_b": (raw_b - background_b).astype(np.float32),
+        "channel_a_saturated": raw_a >= CEILING,
+        "channel_b_saturated": raw_b >= CEILING,
         "cell_labels": cell_labels,
         "pixel_size_um": PIXEL_SIZE_UM,
         "structure_size_um": STRUCTURE_SIZE_UM,
     }
     n_shared_total = len(points_a) + len(points_b) - len({tuple(p) for p in [*points_a, *points_b]})
-    truth = {"a_with_b": n_shared_total / len(points_a), "b_with_a": n_shared_total / len(points_b)}
+    truth = {
+        "a_with_b": n_shared_total / len(points_a),
+        "b_with_a": n_shared_total / len(points_b),
+        "clipped_a_px": int(np.count_nonzero(raw_a >= CEILING)),
+    }
     return inputs, truth
 
 

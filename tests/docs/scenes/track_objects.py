@@ -19,7 +19,7 @@ from scipy import ndimage as ndi
 N_FRAMES, FIELD, DIAMETER_PX = 14, 160, 10
 PIXEL_SIZE_UM = 1.0
 FRAME_INTERVAL_S = 60.0
-MAX_SPEED_UM_PER_MIN = 6.0
+MAX_SPEED_UM_PER_MIN = 4.0  # the fastest plausible speed, not a multiple of it
 OBJECT_DIAMETER_UM = 10.0
 TRUE_TRACKS: list[tuple[int, np.ndarray]] = []
 N_TRUE_TRACKS = 0
