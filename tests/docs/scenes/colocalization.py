@@ -19,20 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._shapes import ellipse_mask
+
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.1
 STRUCTURE_SIZE_UM = 0.3
 SPOT_SIGMA_PX = 1.3
 SHARED = 0.6
 CEILING = 2**12 - 1  # 12-bit camera
-
-
-def _ellipse(shape, centre, semi_axes, angle):
-    yy, xx = np.mgrid[: shape[0], : shape[1]]
-    dy, dx = yy - centre[0], xx - centre[1]
-    c, s = np.cos(angle), np.sin(angle)
-    u, v = c * dx + s * dy, -s * dx + c * dy
-    return (u / semi_axes[0]) ** 2 + (v / semi_axes[1]) ** 2 <= 1.0
 
 
 def _spots(points, amplitudes):
@@ -58,11 +52,11 @@ def _build(seed: int = 5) -> tuple[dict[str, object], dict[str, float]]:
     for label, (gy, gx) in enumerate(np.ndindex(2, 3), start=1):
         centre = np.array([64 + 128 * gy, 43 + 85 * gx]) + rng.uniform(-3, 3, 2)
         semi = (rng.uniform(34, 40), rng.uniform(26, 32))
-        cell = _ellipse(SHAPE, centre, semi, rng.uniform(0, np.pi))
+        cell = ellipse_mask(SHAPE, centre, semi, rng.uniform(0, np.pi))
         cell_labels[cell] = label
         diffuse_a[cell] = rng.uniform(15, 30)
         diffuse_b[cell] = rng.uniform(20, 40)
-        rows, cols = np.nonzero(_ellipse(SHAPE, centre, (semi[0] - 4, semi[1] - 4), 0.0) & cell)
+        rows, cols = np.nonzero(ellipse_mask(SHAPE, centre, (semi[0] - 4, semi[1] - 4), 0.0) & cell)
         n = int(rng.integers(40, 61))
         pick = rng.choice(rows.size, size=2 * n, replace=False)
         here = np.column_stack([rows[pick], cols[pick]]) + rng.uniform(-0.5, 0.5, (2 * n, 2))

@@ -17,18 +17,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage as ndi
 
+from ._shapes import ellipse_mask
+
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.2
 SPOT_DIAMETER_UM = 0.6
 SPOT_SIGMA_PX = 1.1
-
-
-def _ellipse(shape, centre, semi_axes, angle):
-    yy, xx = np.mgrid[: shape[0], : shape[1]]
-    dy, dx = yy - centre[0], xx - centre[1]
-    c, s = np.cos(angle), np.sin(angle)
-    u, v = c * dx + s * dy, -s * dx + c * dy
-    return (u / semi_axes[0]) ** 2 + (v / semi_axes[1]) ** 2 <= 1.0
 
 
 def _place_spots(rng, inside, n, min_gap_px):
@@ -61,14 +55,14 @@ def _build(seed: int = 11) -> tuple[dict[str, object], dict[int, int], np.ndarra
         centre = np.array([64 * gy + 32, 64 * gx + 32]) + rng.uniform(-2, 2, 2)
         if label == 1:
             centre = np.array([32.0, 8.0])
-        nucleus = _ellipse(SHAPE, centre, semi, rng.uniform(0, np.pi)) & (labels == 0)
+        nucleus = ellipse_mask(SHAPE, centre, semi, rng.uniform(0, np.pi)) & (labels == 0)
         labels[nucleus] = label
         if label == 6:  # pan-nuclear: bright, diffuse, no foci
             diffuse[nucleus] = 450.0
             truth[label] = 0
             continue
         diffuse[nucleus] = rng.uniform(40.0, 90.0)
-        inner = _ellipse(SHAPE, centre, (semi[0] - 2, semi[1] - 2), 0.0) & nucleus
+        inner = ellipse_mask(SHAPE, centre, (semi[0] - 2, semi[1] - 2), 0.0) & nucleus
         if label == 11:  # crowded: foci packed closer than they can be resolved
             spots = _place_spots(rng, inner, 70, 3.0)
             truth[label] = -1

@@ -14,18 +14,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage as ndi
 
+from ._shapes import ellipse_mask
+
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.325
 DIAMETER_UM = 10.0
 N_NUCLEI = 16
-
-
-def _ellipse(shape, centre, semi_axes, angle):
-    yy, xx = np.mgrid[: shape[0], : shape[1]]
-    dy, dx = yy - centre[0], xx - centre[1]
-    c, s = np.cos(angle), np.sin(angle)
-    u, v = c * dx + s * dy, -s * dx + c * dy
-    return (u / semi_axes[0]) ** 2 + (v / semi_axes[1]) ** 2 <= 1.0
 
 
 def _build(seed: int = 7) -> tuple[dict[str, object], np.ndarray]:
@@ -40,7 +34,7 @@ def _build(seed: int = 7) -> tuple[dict[str, object], np.ndarray]:
         aspect = rng.uniform(1.0, 1.35)
         semi = (radius_px * np.sqrt(aspect), radius_px / np.sqrt(aspect))
         centre = rng.uniform(-0.3 * radius_px, np.array(SHAPE) + 0.3 * radius_px)
-        nucleus = _ellipse(SHAPE, centre, semi, rng.uniform(0, np.pi))
+        nucleus = ellipse_mask(SHAPE, centre, semi, rng.uniform(0, np.pi))
         if nucleus.sum() < 0.3 * np.pi * radius_px**2:
             continue
         # keep a gap of at least 3 px to every nucleus already placed
@@ -49,7 +43,7 @@ def _build(seed: int = 7) -> tuple[dict[str, object], np.ndarray]:
         placed += 1
         truth[nucleus] = placed
         brightness = rng.uniform(350.0, 900.0)
-        nucleolus = _ellipse(SHAPE, centre + rng.normal(0, 2, 2), (semi[0] / 3, semi[1] / 3.5), 0.3)
+        nucleolus = ellipse_mask(SHAPE, centre + rng.normal(0, 2, 2), (semi[0] / 3, semi[1] / 3.5), 0.3)
         signal[nucleus] = brightness * (1.0 + 0.15 * texture[nucleus])
         signal[nucleus & nucleolus] *= 0.3
     blurred = ndi.gaussian_filter(signal, 1.2)

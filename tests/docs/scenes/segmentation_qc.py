@@ -19,18 +19,12 @@ import numpy as np
 from scipy import ndimage as ndi
 from skimage import segmentation
 
+from ._shapes import ellipse_mask
+
 SHAPE = (320, 320)
 PIXEL_SIZE_UM = 0.5
 DIAMETER_UM = 10.0
 N_NUCLEI = 40
-
-
-def _ellipse(centre, semi_axes, angle):
-    yy, xx = np.mgrid[: SHAPE[0], : SHAPE[1]]
-    dy, dx = yy - centre[0], xx - centre[1]
-    c, s = np.cos(angle), np.sin(angle)
-    u, v = c * dx + s * dy, -s * dx + c * dy
-    return (u / semi_axes[0]) ** 2 + (v / semi_axes[1]) ** 2 <= 1.0
 
 
 def _build(seed: int = 11) -> tuple[dict[str, object], np.ndarray]:
@@ -41,14 +35,14 @@ def _build(seed: int = 11) -> tuple[dict[str, object], np.ndarray]:
     pair_centre = rng.uniform(0.3, 0.7, 2) * np.array(SHAPE)
     for number, side in enumerate((-1, 1), start=1):
         centre = pair_centre + side * np.array([0.0, 0.95 * r])
-        truth[_ellipse(centre, (1.1 * r, 0.95 * r), np.pi / 2) & (truth == 0)] = number
+        truth[ellipse_mask(SHAPE, centre, (1.1 * r, 0.95 * r), np.pi / 2) & (truth == 0)] = number
     placed = 2
     while placed < N_NUCLEI:
         radius = r * rng.uniform(0.85, 1.15)
         aspect = rng.uniform(1.0, 1.4)
         centre = rng.uniform(-0.4 * r, np.array(SHAPE) + 0.4 * r)
-        nucleus = _ellipse(
-            centre, (radius * np.sqrt(aspect), radius / np.sqrt(aspect)), rng.uniform(0, np.pi)
+        nucleus = ellipse_mask(
+            SHAPE, centre, (radius * np.sqrt(aspect), radius / np.sqrt(aspect)), rng.uniform(0, np.pi)
         )
         if (
             nucleus.sum() < 0.3 * np.pi * r**2

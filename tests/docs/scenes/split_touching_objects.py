@@ -20,18 +20,12 @@ import numpy as np
 from scipy import ndimage as ndi
 from skimage import measure
 
+from ._shapes import ellipse_mask
+
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.5
 DIAMETER_UM = 10.0
 CELL = 64
-
-
-def _ellipse(centre, semi_axes, angle):
-    yy, xx = np.mgrid[: SHAPE[0], : SHAPE[1]]
-    dy, dx = yy - centre[0], xx - centre[1]
-    c, s = np.cos(angle), np.sin(angle)
-    u, v = c * dx + s * dy, -s * dx + c * dy
-    return (u / semi_axes[0]) ** 2 + (v / semi_axes[1]) ** 2 <= 1.0
 
 
 def _capsule(centre, half_length, half_width, angle):
@@ -55,9 +49,11 @@ def _build(seed: int = 3) -> tuple[dict[str, object], np.ndarray]:
         if kind == "single":
             aspect = rng.uniform(1.0, 1.4)
             radius = r * rng.uniform(0.85, 1.15)
-            nuclei.append(_ellipse(centre, (radius * np.sqrt(aspect), radius / np.sqrt(aspect)), angle))
+            nuclei.append(
+                ellipse_mask(SHAPE, centre, (radius * np.sqrt(aspect), radius / np.sqrt(aspect)), angle)
+            )
         elif kind == "large":
-            nuclei.append(_ellipse(centre, (1.4 * r, 1.2 * r), angle))
+            nuclei.append(ellipse_mask(SHAPE, centre, (1.4 * r, 1.2 * r), angle))
         elif kind == "capsule":
             nuclei.append(_capsule(centre, 1.3 * r, 0.8 * r, angle))
         elif kind in ("pair", "triple"):
@@ -73,7 +69,7 @@ def _build(seed: int = 3) -> tuple[dict[str, object], np.ndarray]:
                 ]
             for c in centres:
                 radius = r * rng.uniform(0.85, 1.05)
-                nuclei.append(_ellipse(c, (radius * 1.1, radius / 1.1), rng.uniform(0, np.pi)))
+                nuclei.append(ellipse_mask(SHAPE, c, (radius * 1.1, radius / 1.1), rng.uniform(0, np.pi)))
     truth = np.zeros(SHAPE, dtype=np.int32)
     signal = np.zeros(SHAPE)
     for number, nucleus in enumerate(nuclei, start=1):
