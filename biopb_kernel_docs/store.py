@@ -25,6 +25,11 @@ import filelock
 from .errors import InvalidDocId, StoreUnavailable, UnreadableDoc
 from .ids import DOC_SUFFIX, ID_RULES, INDEX_ID, is_banked, is_valid_doc_id
 
+# Read once: os.umask can only be read by setting it, and setting it while another thread (the
+# user's cell, in a kernel) creates a file would give that file the wrong permissions.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
 LOCK_NAME = ".lock"
 LOCK_TIMEOUT_SECONDS = 30
 _EMPTY_INDEX = "# Docs\n"
@@ -73,9 +78,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
+            mode = 0o666 & ~_UMASK
         os.chmod(temp_name, mode)
         os.replace(temp_name, path)
     except BaseException:

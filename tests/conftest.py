@@ -76,14 +76,19 @@ def _hermetic_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(home / ".local/share/jupyter/runtime"))
 
 
-@pytest.fixture
-def tiers(tmp_path) -> Tiers:
-    made = Tiers(tmp_path / "shipped", tmp_path / "local")
-    made.shipped.mkdir()
+def build_tiers(root: Path) -> Tiers:
+    """The small test store under ``root``: SEED_INDEX and SHIPPED shipped, the local tier empty."""
+    made = Tiers(root / "shipped", root / "local")
+    made.shipped.mkdir(parents=True)
     (made.shipped / "index.md").write_text(SEED_INDEX, encoding="utf-8")
     for doc_id, text in SHIPPED.items():
         made.ship(doc_id, text)
     return made
+
+
+@pytest.fixture
+def tiers(tmp_path) -> Tiers:
+    return build_tiers(tmp_path)
 
 
 @pytest.fixture

@@ -13,15 +13,9 @@ REPLACE_CELL = (
 
 @pytest.fixture(scope="module")
 def module_tiers(tmp_path_factory):
-    from .conftest import SEED_INDEX, SHIPPED, Tiers
+    from .conftest import build_tiers
 
-    root = tmp_path_factory.mktemp("magic-tiers")
-    made = Tiers(root / "shipped", root / "local")
-    made.shipped.mkdir()
-    (made.shipped / "index.md").write_text(SEED_INDEX)
-    for doc_id, text in SHIPPED.items():
-        made.ship(doc_id, text)
-    return made
+    return build_tiers(tmp_path_factory.mktemp("magic-tiers"))
 
 
 @pytest.fixture(scope="module")

@@ -183,3 +183,10 @@ def test_lock_is_reentrant_within_a_thread(tiers):
     with store.lock(), store.lock():
         store.write_local("x", "# X\n")
     assert tiers.local_text("x") == "# X\n"
+
+
+def test_a_new_file_gets_the_usual_permissions_not_the_temp_files(tmp_path):
+    umask = os.umask(0o022)
+    os.umask(umask)
+    atomic_write(tmp_path / "new.md", b"text")
+    assert (tmp_path / "new.md").stat().st_mode & 0o777 == 0o666 & ~umask
