@@ -1,16 +1,37 @@
-"""biopb-kernel-docs: one store of docs shared by a scientist and an agent in a Jupyter kernel."""
+"""biopb-kernel-docs: one store of docs shared by a scientist and an agent in a Jupyter kernel.
+
+Importing the package is cheap (the command line's ``read`` pays for no traitlets, IPython or
+Jupyter Server); ``DocStore`` and the entry points import what they need when used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 from ._version import __version__
-from .config import DocStore
-from .errors import DocsError
-from .ops import Docs
 
 __all__ = ["DocStore", "Docs", "DocsError", "__version__", "load_ipython_extension"]
 
 
+def __getattr__(name: str) -> Any:
+    if name == "DocStore":
+        from .config import DocStore
+
+        return DocStore
+    if name == "Docs":
+        from .ops import Docs
+
+        return Docs
+    if name == "DocsError":
+        from .errors import DocsError
+
+        return DocsError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def load_ipython_extension(ipython) -> None:
-    """``%load_ext biopb_kernel_docs``: register %read_doc, %%write_doc and %docs_connect."""
-    from .kernel_api import kernel_doc_store
+    """``%load_ext biopb_kernel_docs``: register the docs magics (%read_doc, %%write_doc, ...)."""
+    from .bridge.kernel_side import kernel_doc_store
     from .magics import register
 
     register(ipython, kernel_doc_store(ipython))

@@ -1,229 +1,296 @@
-"""``biopb-kernel-docs``: the command line, a thin adapter over ``Docs``.
+"""``biopb-kernel-docs``: the command line, built from the operation list, plus the MCP server verb.
 
-Every subcommand takes ``--docs-local-dir``, ``--shipped-dir``, ``--shipped-version`` and the
-traitlets form ``--DocStore.<trait>=VALUE``. A refusal prints the store's message on stderr and
+Every store verb takes ``--docs-local-dir``, ``--shipped-dir``, ``--shipped-version`` and the
+traitlets form ``--DocStore.<trait>=VALUE``; what they leave unset comes from the shared config
+file (``settings``). A refusal prints the store's message on stderr, in the shell's words, and
 exits 1; a usage mistake exits 2.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import re
 import sys
-from pathlib import Path
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
-from traitlets import Bool, Dict, Float, Integer, Unicode
-from traitlets.config import Application
-
+from . import operations, render
 from ._version import __version__
-from .config import DocStore
-from .errors import DocsError
-from .handshake import KNOWN_HOST_BUDGETS
-from .ops import Docs
+from .errors import DocsError, InvalidArguments, InvalidDocId
+from .operations import Operation
+from .phrases import Surface
+from .settings import resolve
+from .values import DocView, IndexView, to_json
 
-STORE_ALIASES = {
-    "docs-local-dir": "DocStore.docs_local_dir",
-    "shipped-dir": "DocStore.shipped_dir",
-    "shipped-version": "DocStore.shipped_version",
+PROGRAM = "biopb-kernel-docs"
+STORE_OPTIONS = {"docs_local_dir": "DIR", "shipped_dir": "DIR", "shipped_version": "VERSION"}
+_TRAITLETS_FORM = re.compile(r"--DocStore\.([A-Za-z_]+)=(.*)", re.S)
+EXAMPLES = {
+    "read": [
+        "biopb-kernel-docs read flatfield",
+        "biopb-kernel-docs read flatfield@diff",
+        "biopb-kernel-docs read index --sha",
+    ],
+    "write": [
+        "biopb-kernel-docs write my-lab/nuclei --body-file protocol.md",
+        "biopb-kernel-docs write flatfield --old-file old.txt --new-file new.txt",
+        "cat protocol.md | biopb-kernel-docs write my-lab/nuclei --body-file - --if-match SHA",
+    ],
+    "index": ["biopb-kernel-docs index", "biopb-kernel-docs index --json"],
+    "file": ["biopb-kernel-docs file segment-nuclei '## Procedures'"],
+    "ignore": ["biopb-kernel-docs ignore deconvolution"],
+    "config": ["biopb-kernel-docs config", "biopb-kernel-docs config --docs-local-dir ~/lab-docs"],
+    "mcp": [
+        "biopb-kernel-docs mcp",
+        "biopb-kernel-docs mcp --existing /path/to/kernel-1234.json",
+        "claude mcp add biopb-docs -- biopb-kernel-docs mcp",
+    ],
 }
 
 
-class DocsCommand(Application):
-    """A subcommand that runs one store operation and prints its result."""
-
-    version = __version__
-    classes = [DocStore]
-    aliases = STORE_ALIASES
-    flags = {}
-    usage = ""
-
-    def docs(self) -> Docs:
-        return DocStore(parent=self).docs()
-
-    def run(self) -> str:
-        raise NotImplementedError
-
-    def usage_error(self, message: str) -> None:
-        print(f"{message}\nUsage: {self.usage}", file=sys.stderr)
-        self.exit(2)
-
-    def start(self) -> None:
-        try:
-            output = self.run()
-        except DocsError as err:
-            print(err, file=sys.stderr)
-            self.exit(1)
-        sys.stdout.write(output if output.endswith("\n") else output + "\n")
+class UsageError(Exception):
+    """A command-line mistake: exits 2 with the usage line."""
 
 
-class IndexCommand(DocsCommand):
-    name = "biopb-kernel-docs index"
-    description = "Print the rendered index: index.md with its markers and closing tails."
-    usage = "biopb-kernel-docs index [--docs-local-dir DIR]"
-
-    def run(self) -> str:
-        if self.extra_args:
-            self.usage_error(f"index takes no arguments, got {' '.join(self.extra_args)!r}.")
-        return self.docs().render_index()
+def _examples(verb: str) -> str:
+    lines = EXAMPLES.get(verb, [])
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines) if lines else ""
 
 
-class ReadCommand(DocsCommand):
-    name = "biopb-kernel-docs read"
-    description = "Print one doc under its header line; ID@diff diffs a local copy against its shipped text."
-    usage = "biopb-kernel-docs read ID [--docs-local-dir DIR]"
-
-    def run(self) -> str:
-        if len(self.extra_args) != 1:
-            self.usage_error("read takes exactly one doc id.")
-        return self.docs().read_doc(self.extra_args[0])
-
-
-class WriteCommand(DocsCommand):
-    name = "biopb-kernel-docs write"
-    description = (
-        "Create or replace a local doc from a file (--body-file), or replace one exact piece of it "
-        "(--old-file with --new-file). '-' reads that one from stdin. Prints the diff."
+def _add_store_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "where the docs are",
+        "Unset ones come from the shared config file (biopb-kernel-docs config shows it), then the "
+        "built-in defaults. The traitlets form --DocStore.docs_local_dir=DIR works too.",
     )
-    usage = "biopb-kernel-docs write ID (--body-file F | --old-file F --new-file F) [--docs-local-dir DIR]"
+    for name, metavar in STORE_OPTIONS.items():
+        group.add_argument(f"--{name.replace('_', '-')}", dest=name, metavar=metavar, default=None)
 
-    body_file = Unicode(None, allow_none=True, help="File holding the whole new body ('-': stdin).").tag(
-        config=True
+
+def _add_operation(subparsers, op: Operation) -> None:
+    parser = subparsers.add_parser(
+        op.cli_verb,
+        help=op.summary,
+        description=op.summary,
+        epilog=_examples(op.cli_verb or ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    old_file = Unicode(None, allow_none=True, help="File holding the exact text to replace.").tag(config=True)
-    new_file = Unicode(None, allow_none=True, help="File holding its replacement.").tag(config=True)
-    aliases = {
-        **STORE_ALIASES,
-        "body-file": "WriteCommand.body_file",
-        "old-file": "WriteCommand.old_file",
-        "new-file": "WriteCommand.new_file",
-    }
-
-    def _read_input(self, name: str) -> str | None:
-        source = getattr(self, name)
-        if source is None:
-            return None
-        try:
-            if source == "-":
-                return sys.stdin.read()
-            return Path(source).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            self.usage_error(f"Cannot read --{name.replace('_', '-')} {source}: {err}")
-        return None
-
-    def run(self) -> str:
-        if len(self.extra_args) != 1:
-            self.usage_error("write takes exactly one doc id.")
-        sources = [self.body_file, self.old_file, self.new_file]
-        if sources.count("-") > 1:
-            self.usage_error("Only one of --body-file, --old-file and --new-file can be '-' (stdin).")
-        body, old, new = (self._read_input(name) for name in ("body_file", "old_file", "new_file"))
-        return self.docs().write_doc(self.extra_args[0], body=body, old=old, new=new)
-
-
-class McpCommand(Application):
-    """``biopb-kernel-docs mcp``: the stdio MCP server, its tools executed in a kernel."""
-
-    name = "biopb-kernel-docs mcp"
-    version = __version__
-    description = (
-        "Serve read_doc and write_doc as MCP tools over stdio, executed in a kernel: one the server "
-        "starts (the default), or the user's running kernel with --existing CONNECTION_FILE."
-    )
-    usage = "biopb-kernel-docs mcp [--existing CONNECTION_FILE] [--docs-local-dir DIR]"
-    classes = [DocStore]
-
-    existing = Unicode(
-        None, allow_none=True, help="Connection file of a running kernel to attach to (see %docs_connect)."
-    ).tag(config=True)
-    kernel_name = Unicode("python3", help="Kernelspec of the kernel the server starts itself.").tag(
-        config=True
-    )
-    instructions_budget = Integer(
-        None,
-        allow_none=True,
-        help="Cap on the handshake instructions, in characters. Default: by the client's declared name "
-        "(host_budgets), else no cap.",
-    ).tag(config=True)
-    host_budgets = Dict(
-        dict(KNOWN_HOST_BUDGETS),
-        help="Instruction budgets of hosts whose cap is known, by the name they declare at connect.",
-    ).tag(config=True)
-    call_timeout = Float(30.0, help="Seconds a doc call may wait for the kernel before failing.").tag(
-        config=True
-    )
-    poll_interval = Float(1.0, help="Seconds between checks for index changes made outside.").tag(config=True)
-    in_process = Bool(
-        False,
-        help="Serve the store from this process instead of a kernel (no shared kernel; for comparison "
-        "benchmarks and hosts that want the docs alone).",
-    ).tag(config=True)
-    aliases = {
-        **STORE_ALIASES,
-        "existing": "McpCommand.existing",
-        "kernel-name": "McpCommand.kernel_name",
-        "instructions-budget": "McpCommand.instructions_budget",
-        "timeout": "McpCommand.call_timeout",
-    }
-    flags = {"in-process": ({"McpCommand": {"in_process": True}}, in_process.help)}
-
-    def kernel_arguments(self) -> tuple[str, ...]:
-        """The DocStore settings given to this command, passed on to the kernel it starts."""
-        return tuple(f"--DocStore.{name}={value}" for name, value in sorted(self.config.DocStore.items()))
-
-    def start(self) -> None:
-        if self.extra_args:
-            print(
-                f"mcp takes no arguments, got {' '.join(self.extra_args)!r}.\nUsage: {self.usage}",
-                file=sys.stderr,
+    for p in op.parameters:
+        if p.kind == "text":
+            parser.add_argument(
+                f"--{p.name}-file", dest=p.name, metavar="FILE", help=f"{p.help} ('-': stdin)"
             )
-            self.exit(2)
-        if self.existing and self.kernel_arguments():
-            print(
-                "--docs-local-dir, --shipped-dir and --shipped-version configure a kernel this server "
-                "starts. With --existing, the kernel's own configuration applies: set "
-                "c.DocStore.docs_local_dir in its ipython_kernel_config.py.",
-                file=sys.stderr,
-            )
-            self.exit(2)
-        from .kernel_client import InProcessDocsClient, KernelDocsClient
-        from .mcp_server import DocsBridge
-
-        if self.in_process:
-            kernel = InProcessDocsClient(DocStore(parent=self))
+        elif p.kind == "sha":
+            parser.add_argument("--if-match", dest=p.name, metavar="SHA", help=p.help)
+        elif p.required:
+            parser.add_argument(p.name, metavar=p.name.upper(), help=p.help)
         else:
-            kernel = KernelDocsClient(
-                connection_file=self.existing,
-                kernel_name=self.kernel_name,
-                kernel_args=self.kernel_arguments(),
-                call_timeout=self.call_timeout,
-            )
-        DocsBridge(
-            kernel,
-            instructions_budget=self.instructions_budget,
-            host_budgets=dict(self.host_budgets),
-            poll_interval=self.poll_interval,
-        ).run()
+            parser.add_argument(f"--{p.name.replace('_', '-')}", dest=p.name, help=p.help)
+    parser.add_argument("--json", action="store_true", help="print the value as JSON instead of text")
+    if op.name == "read_doc":
+        parser.add_argument(
+            "--sha", action="store_true", help="print only the sha256 of the doc (for --if-match)"
+        )
+    _add_store_options(parser)
+    parser.set_defaults(operation=op, parser=parser)
 
 
-class DocsApp(Application):
-    name = "biopb-kernel-docs"
-    version = __version__
-    description = "Read and write the biopb docs: the shipped seed and your local docs, with one index."
-    classes = [DocStore]
-    subcommands = {
-        "index": (IndexCommand, IndexCommand.description),
-        "read": (ReadCommand, ReadCommand.description),
-        "write": (WriteCommand, WriteCommand.description),
-        "mcp": (McpCommand, McpCommand.description),
-    }
+def _add_mcp(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "mcp",
+        help="Serve read_doc and write_doc as MCP tools over stdio, executed in a kernel.",
+        description="Serve read_doc and write_doc as MCP tools over stdio, executed in a kernel: one the "
+        "server starts (the default), or the user's running kernel with --existing CONNECTION_FILE.",
+        epilog=_examples("mcp"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--existing", metavar="CONNECTION_FILE", help="attach to this running kernel (see %%docs_connect)"
+    )
+    parser.add_argument("--kernel-name", default="python3", help="kernelspec of the kernel the server starts")
+    parser.add_argument(
+        "--instructions-budget", type=int, metavar="CHARS", help="cap on the handshake instructions"
+    )
+    parser.add_argument(
+        "--host-budget",
+        action="append",
+        default=[],
+        metavar="NAME=CHARS",
+        help="instruction budget of a host, by the name it declares (repeatable; claude-code=2048 built in)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long a call may wait for the kernel",
+    )
+    parser.add_argument(
+        "--poll-interval",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how often to look for outside edits",
+    )
+    parser.add_argument(
+        "--in-process", action="store_true", help="serve the store from this process, without a kernel"
+    )
+    _add_store_options(parser)
+    parser.set_defaults(operation=None, serve=True, parser=parser)
 
-    def start(self) -> None:
-        if self.subapp is None:
-            self.print_subcommands()
-            print("Give a subcommand, e.g. `biopb-kernel-docs index`.", file=sys.stderr)
-            self.exit(2)
-        self.subapp.start()
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROGRAM,
+        description="Read and write the biopb docs: the shipped seed and your local docs, with one index.",
+        epilog="Each verb has its own --help with examples.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
+    subparsers = parser.add_subparsers(title="verbs", metavar="VERB")
+    for op in operations.OPERATIONS.values():
+        if op.cli_verb:
+            _add_operation(subparsers, op)
+    _add_mcp(subparsers)
+    return parser
 
 
-def main(argv: list[str] | None = None) -> None:
-    app = DocsApp.instance()
-    app.initialize(argv)
-    app.start()
+def _split_traitlets_form(argv: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    rest, overrides = [], {}
+    for token in argv:
+        match = _TRAITLETS_FORM.fullmatch(token)
+        if match:
+            overrides[match.group(1)] = match.group(2)
+        else:
+            rest.append(token)
+    return rest, overrides
+
+
+def _read_input(option: str, source: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else open(source, "rb").read()  # noqa: SIM115
+    except OSError as err:
+        raise UsageError(f"Cannot read --{option}-file {source}: {err.strerror}.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        where = "stdin" if source == "-" else source
+        raise UsageError(
+            f"--{option}-file {where} is not valid UTF-8 (byte 0x{data[err.start]:02x} at offset "
+            f"{err.start}). Re-save it as UTF-8 and retry."
+        ) from None
+
+
+def _arguments(op: Operation, namespace: argparse.Namespace) -> dict[str, Any]:
+    sources = [getattr(namespace, p.name) for p in op.parameters if p.kind == "text"]
+    if sources.count("-") > 1:
+        raise UsageError("Only one of the --*-file options can be '-' (stdin).")
+    arguments = {}
+    for p in op.parameters:
+        value = getattr(namespace, p.name)
+        if value is not None:
+            arguments[p.name] = _read_input(p.name, value) if p.kind == "text" else value
+    return arguments
+
+
+def _overrides(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> dict[str, str]:
+    overrides = dict(traitlets_form)
+    for name in STORE_OPTIONS:
+        if getattr(namespace, name, None) is not None:
+            overrides[name] = getattr(namespace, name)
+    return overrides
+
+
+def _output(op: Operation, value: Any, namespace: argparse.Namespace) -> str:
+    if namespace.json:
+        return json.dumps(to_json(value), indent=1, ensure_ascii=False)
+    if getattr(namespace, "sha", False) and isinstance(value, DocView | IndexView):
+        return value.sha256
+    if op.name == "index" and isinstance(value, IndexView):
+        return render.index_text(value, Surface.CLI)
+    return render.text(value, Surface.CLI)
+
+
+def _run_operation(op: Operation, namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> str:
+    from .ops import Docs
+    from .store import Store
+
+    resolved = resolve(_overrides(namespace, traitlets_form), "the command line")
+    for warning in resolved.warnings:
+        print(warning, file=sys.stderr)
+    docs = Docs(Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version), resolved.view)
+    return _output(op, operations.run(docs, op.name, _arguments(op, namespace)), namespace)
+
+
+def _host_budgets(pairs: list[str]) -> dict[str, int]:
+    from .handshake import KNOWN_HOST_BUDGETS
+
+    budgets = dict(KNOWN_HOST_BUDGETS)
+    for pair in pairs:
+        name, _, chars = pair.partition("=")
+        if not name or not chars.isdigit():
+            raise UsageError(f"--host-budget takes NAME=CHARS, such as claude-code=2048; got {pair!r}.")
+        budgets[name] = int(chars)
+    return budgets
+
+
+def _serve(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> None:
+    overrides = _overrides(namespace, traitlets_form)
+    if namespace.existing and overrides:
+        raise UsageError(
+            "--docs-local-dir, --shipped-dir and --shipped-version configure a kernel this server starts. "
+            "With --existing, the kernel's own configuration applies: set it in the shared config file "
+            "(biopb-kernel-docs config shows where) or the kernel's ipython_kernel_config.py."
+        )
+    budgets = _host_budgets(namespace.host_budget)
+    from .bridge.client import KernelDocsClient
+    from .bridge.inprocess import InProcessDocsClient
+    from .config import DocStore
+    from .mcp_server import DocsBridge
+
+    local = InProcessDocsClient(DocStore(origin="the command line", **overrides))
+    kernel = local
+    if not namespace.in_process:
+        kernel = KernelDocsClient(
+            connection_file=namespace.existing,
+            kernel_name=namespace.kernel_name,
+            kernel_args=tuple(f"--DocStore.{name}={value}" for name, value in sorted(overrides.items())),
+            call_timeout=namespace.timeout,
+        )
+    DocsBridge(
+        kernel,
+        instructions_budget=namespace.instructions_budget,
+        host_budgets=budgets,
+        poll_interval=namespace.poll_interval,
+        local_fallback=None if namespace.existing or namespace.in_process else local,
+    ).run()
+
+
+def _fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    parser.print_usage(sys.stderr)
+    print(message, file=sys.stderr)
+    raise SystemExit(2)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = build_parser()
+    rest, traitlets_form = _split_traitlets_form(sys.argv[1:] if argv is None else argv)
+    unknown = sorted(set(traitlets_form) - set(STORE_OPTIONS) - {"skills_local_dir"})
+    if unknown:
+        _fail(parser, f"DocStore has no trait {unknown[0]!r}; it has {', '.join(STORE_OPTIONS)}.")
+    namespace = parser.parse_args(rest)
+    if not hasattr(namespace, "operation"):
+        _fail(parser, "Give a verb, e.g. `biopb-kernel-docs index`; `biopb-kernel-docs --help` lists them.")
+    try:
+        if getattr(namespace, "serve", False):
+            _serve(namespace, traitlets_form)
+            return
+        output = _run_operation(namespace.operation, namespace, traitlets_form)
+    except UsageError as err:
+        _fail(namespace.parser, str(err))
+    except (InvalidArguments, InvalidDocId) as err:
+        _fail(namespace.parser, err.text_for(Surface.CLI))
+    except DocsError as err:
+        print(err.text_for(Surface.CLI), file=sys.stderr)
+        raise SystemExit(1) from None
+    sys.stdout.write(output if output.endswith("\n") else output + "\n")

@@ -1,43 +1,21 @@
-"""The traitlets face of the store: ``DocStore`` and where its tiers are.
+"""The traitlets face of the settings: ``DocStore``, configured like any Jupyter component.
 
-Every front end builds its store through ``DocStore``, so ``c.DocStore.docs_local_dir`` in a
-kernel's config, ``--docs-local-dir`` on the command line and the MCP bridge's options all land
-in the same place. ``skills_local_dir`` is the pre-redesign key, read as an alias for one release.
+A kernel builds it from its shell (``c.DocStore.*`` in ``ipython_kernel_config.py``), the Jupyter
+Server extension from the server app (``jupyter lab --DocStore.docs_local_dir=DIR``); either way
+the shared config file and the defaults fill in what the process leaves unset
+(``settings.resolve``), so every surface lands on the same tiers.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-from pathlib import Path
 
 from traitlets import Unicode, observe
 from traitlets.config import LoggingConfigurable
 
-from ._version import __version__
 from .ops import Docs
+from .settings import ALIAS_WARNING, TRAITS, Resolved, resolve
 from .store import Store
-
-PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-def default_local_dir() -> Path:
-    """``~/.config/biopb/docs`` (under ``$XDG_CONFIG_HOME`` when that is set)."""
-    config_home = os.environ.get("XDG_CONFIG_HOME")
-    return (Path(config_home) if config_home else Path.home() / ".config") / "biopb" / "docs"
-
-
-def default_shipped_dir() -> Path:
-    """The seed inside the installed package (§1); in a source checkout, the checkout's ``seed/``."""
-    inside = PACKAGE_DIR / "seed"
-    checkout = PACKAGE_DIR.parent / "seed"
-    if not inside.is_dir() and (PACKAGE_DIR.parent / "pyproject.toml").is_file() and checkout.is_dir():
-        return checkout
-    return inside
-
-
-def _expand(path: str) -> Path:
-    return Path(os.path.expandvars(path)).expanduser()
 
 
 class DocStore(LoggingConfigurable):
@@ -70,38 +48,51 @@ class DocStore(LoggingConfigurable):
         "package's version. For development and tests.",
     ).tag(config=True)
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, origin: str = "this process's configuration", **kwargs) -> None:
+        # Set before the traits: applying the config fires _forget_resolution.
+        self.origin = origin
+        self._resolved: Resolved | None = None
+        self._callers: dict[str, Docs] = {}
+        self._lock = threading.Lock()
         super().__init__(**kwargs)
-        self._callers: dict[str, tuple[tuple[object, ...], Docs]] = {}
-        self._callers_lock = threading.Lock()
 
     @observe("skills_local_dir")
     def _warn_deprecated_alias(self, change) -> None:
-        if change.new is None:
-            return
-        self.log.warning(
-            "DocStore.skills_local_dir is deprecated and will be removed in the next release; use "
-            "DocStore.docs_local_dir (it wins when both are set)."
-        )
+        if change.new is not None:
+            self.log.warning(ALIAS_WARNING)
 
-    @property
-    def local_dir(self) -> Path:
-        chosen = self.docs_local_dir if self.docs_local_dir is not None else self.skills_local_dir
-        return _expand(chosen) if chosen else default_local_dir()
+    @observe(*TRAITS)
+    def _forget_resolution(self, change) -> None:
+        with self._lock:
+            self._resolved = None
+            self._callers.clear()
 
-    def open_store(self) -> Store:
-        shipped = _expand(self.shipped_dir) if self.shipped_dir else default_shipped_dir()
-        return Store(shipped, self.local_dir, self.shipped_version or __version__)
+    def resolve(self) -> Resolved:
+        """This process's settings over the shared config file and the defaults (read once;
+        changing a trait reads them again, a changed file takes effect at the next start)."""
+        with self._lock:
+            if self._resolved is None:
+                self._resolved = resolve({name: getattr(self, name) for name in TRAITS}, self.origin)
+                if self.skills_local_dir is None:  # a trait set here has warned already
+                    for warning in self._resolved.warnings:
+                        self.log.warning(warning)
+            return self._resolved
+
+    def open_store(self, resolved: Resolved | None = None) -> Store:
+        resolved = resolved or self.resolve()
+        return Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version)
 
     def docs(self) -> Docs:
         """A new caller's ``Docs`` over the configured tiers (each caller keeps its own)."""
-        return Docs(self.open_store())
+        resolved = self.resolve()
+        return Docs(self.open_store(resolved), resolved.view)
 
     def docs_for(self, caller: str) -> Docs:
-        """The ``Docs`` of a named caller, kept across calls; renewed if the tiers were reconfigured."""
-        wanted = (self.shipped_dir, self.local_dir, self.shipped_version)
-        with self._callers_lock:
-            known = self._callers.get(caller)
-            if known is None or known[0] != wanted:
-                known = self._callers[caller] = (wanted, self.docs())
-            return known[1]
+        """The ``Docs`` of a named caller, kept across calls (renewed when a trait changes)."""
+        known = self._callers.get(caller)
+        if known is None:
+            resolved = self.resolve()
+            known = Docs(self.open_store(resolved), resolved.view)
+            with self._lock:
+                known = self._callers.setdefault(caller, known)
+        return known

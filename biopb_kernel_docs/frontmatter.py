@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from .ids import ID_PATTERN
+
 _FENCE = "---"
 _CLOSING_FENCES = ("---", "...")
 # Frontmatter longer than this is not frontmatter: a body that opens with a thematic break.
@@ -90,18 +92,40 @@ def parse_frontmatter(text: str) -> Frontmatter:
     return Frontmatter(fields, text[position:])
 
 
-def prose_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """``(number, line)`` for the lines outside fenced code blocks (markdown's own rule)."""
+def prose_lines(lines: list[str], state: dict[str, int | None] | None = None) -> Iterator[tuple[int, str]]:
+    """``(number, line)`` for the lines outside fenced code blocks (markdown's own rule).
+
+    When the walk ends, ``state["unclosed_fence"]`` holds the line where a fence that never
+    closes opened, or None.
+    """
     fence: str | None = None
+    opened: int | None = None
     for number, line in enumerate(lines):
         if fence is None:
             match = _CODE_FENCE.match(line)
             if match:
-                fence = match.group(1)
+                fence, opened = match.group(1), number
             else:
                 yield number, line
         elif line.strip().startswith(fence[0] * len(fence)) and not line.strip().strip(fence[0]):
-            fence = None
+            fence = opened = None
+    if state is not None:
+        state["unclosed_fence"] = opened
+
+
+def scan_prose(lines: list[str]) -> tuple[list[tuple[int, str]], int | None]:
+    """The lines outside fenced code blocks, and where an unclosed fence opens (or None)."""
+    state: dict[str, int | None] = {}
+    prose = list(prose_lines(lines, state))
+    return prose, state["unclosed_fence"]
+
+
+LINK = re.compile(rf"\[\[({ID_PATTERN})\]\]")
+
+
+def links_of(text: str) -> tuple[str, ...]:
+    """The ``[[id]]`` links a doc makes, in order, each once (code included: §5 has one syntax)."""
+    return tuple(dict.fromkeys(LINK.findall(text)))
 
 
 def first_h1(body: str) -> str | None:

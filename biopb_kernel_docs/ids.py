@@ -11,6 +11,7 @@ import re
 from pathlib import PurePosixPath
 
 from .errors import InvalidDocId
+from .phrases import read_diff
 
 INDEX_ID = "index"
 DIFF_VIEW = "diff"
@@ -76,7 +77,9 @@ def check_doc_id(doc_id: object) -> str:
     if doc_id.lower().endswith(DOC_SUFFIX) and _problem(doc_id[: -len(DOC_SUFFIX)]) is None:
         hint = f" Ids carry no '.md': use {doc_id[: -len(DOC_SUFFIX)]!r}."
     elif "@" in doc_id:
-        hint = f" The only view suffix is '@{DIFF_VIEW}', and only read_doc accepts it."
+        hint = (
+            f" The only view suffix is '@{DIFF_VIEW}', and only reads accept it ({read_diff('flatfield')})."
+        )
     raise InvalidDocId(f"Invalid doc id {doc_id!r}: {problem}.{hint} {ID_RULES}")
 
 
@@ -87,7 +90,7 @@ def split_view(requested: object) -> tuple[str, str | None]:
         if view != DIFF_VIEW:
             raise InvalidDocId(
                 f"Unknown view '@{view}' in {requested!r}. The only view is '@{DIFF_VIEW}', as in "
-                f"read_doc('flatfield@{DIFF_VIEW}'), which diffs a local copy against its shipped text."
+                f"{read_diff('flatfield')}, which diffs a local copy against its shipped text."
             )
         return check_doc_id(doc_id), view
     return check_doc_id(requested), None

@@ -1,13 +1,12 @@
-"""The index (§2): an agent-edited markdown doc, and its rendering with what the loader knows.
+"""The index file as text (§2): its two line shapes, filing an entry, ignoring an id, the cap.
 
 The loader recognises two line shapes and interprets nothing else:
 
 - an entry: a list line whose first token is an id followed by a colon, ``- <id>: <hook>``;
 - the ignored line: a line starting with exactly ``ignored:``, naming shipped ids not to list.
 
-Lines inside fenced code blocks are neither. Rendering adds ``(missing)`` / ``(local copy)`` to
-entries and appends two tails: shipped docs nobody filed or ignored, and shadowed docs whose
-shipped text changed at the last upgrade. Reconciliation, the cap and the ignored line are keyed
+Lines inside fenced code blocks are neither. Everything here is pure text; what the rendering
+adds from the store (markers, tails) is ``reconcile``'s. The cap and the ignored line are keyed
 by id here and nowhere else (§7).
 """
 
@@ -15,33 +14,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
-from .errors import LimitExceeded
-from .frontmatter import describe, prose_lines
-from .ids import ID_PATTERN, INDEX_ID, is_collection_id, is_id_shaped
-from .manifest import changed_shipped_ids
-from .store import Store, Tier
+from .errors import EditRefused, LimitExceeded
+from .frontmatter import scan_prose
+from .ids import ID_PATTERN, INDEX_ID, is_id_shaped
+from .phrases import write_replace
 
 ENTRY_CAP = 200
 UNFILED_HEADING = "## Unfiled"
 IGNORED_PREFIX = "ignored:"
-MISSING = "(missing)"
-LOCAL_COPY = "(local copy)"
-NEW_TAIL_TITLE = "## New shipped docs"
-STALE_TAIL_TITLE = "## Shipped docs your local copy may be behind on"
-NEW_TAIL_INSTRUCTION = (
-    "These shipped docs have no entry above and are not on the ignored: line (this list is added "
-    "by the loader; it is not in index.md). File each one by adding its line under a heading in "
-    "the index, or add its id to the ignored: line; either takes it off this list."
-)
-STALE_TAIL_INSTRUCTION = (
-    "Your local copies of these docs shadow shipped text that this release changed (this list is "
-    "added by the loader; it is not in index.md). Read each diff and merge what you want into your "
-    "copy with write_doc old/new, or keep your copy as it is; the list clears at the next upgrade."
-)
 
 _ENTRY = re.compile(rf"[ \t]*[-*+][ \t]+({ID_PATTERN}):(?:[ \t]+(.*))?")
-_HEADING = re.compile(r"#{1,6}[ \t]")
+_HEADING = re.compile(r"(#{1,6})[ \t]+\S")
 
 
 @dataclass(frozen=True)
@@ -49,61 +34,76 @@ class IndexEntry:
     doc_id: str
     hook: str
     line_number: int
+    heading: str | None  # the nearest heading above the entry, as written ('## Procedures')
 
 
 @dataclass(frozen=True)
 class ParsedIndex:
     lines: tuple[str, ...]
     entries: tuple[IndexEntry, ...]
-    ignored: frozenset[str]
+    ignored_in_order: tuple[str, ...]  # as the ignored: lines name them
     ignored_line_numbers: tuple[int, ...]
+    headings: tuple[tuple[int, str], ...]  # (line number, heading line) outside code
+    unclosed_fence_line: int | None  # a code fence that never closes swallows the rest
 
-    @property
+    @cached_property
     def entry_ids(self) -> frozenset[str]:
         return frozenset(entry.doc_id for entry in self.entries)
+
+    @cached_property
+    def ignored(self) -> frozenset[str]:
+        return frozenset(self.ignored_in_order)
 
 
 def parse_index(text: str) -> ParsedIndex:
     lines = text.split("\n")
+    prose, unclosed = scan_prose(lines)
     entries: list[IndexEntry] = []
-    ignored: set[str] = set()
+    ignored: dict[str, None] = {}
     ignored_line_numbers: list[int] = []
-    for number, line in prose_lines(lines):
+    headings: list[tuple[int, str]] = []
+    heading: str | None = None
+    for number, line in prose:
         if line.startswith(IGNORED_PREFIX):
             ignored_line_numbers.append(number)
-            tokens = re.split(r"[\s,]+", line[len(IGNORED_PREFIX) :])
-            ignored.update(token for token in tokens if token and is_id_shaped(token))
+            for token in re.split(r"[\s,]+", line[len(IGNORED_PREFIX) :]):
+                if token and is_id_shaped(token):
+                    ignored[token] = None
+            continue
+        if _HEADING.match(line):
+            heading = line.strip()
+            headings.append((number, heading))
             continue
         match = _ENTRY.fullmatch(line.rstrip())
         if match:
-            entries.append(IndexEntry(match.group(1), (match.group(2) or "").strip(), number))
-    return ParsedIndex(tuple(lines), tuple(entries), frozenset(ignored), tuple(ignored_line_numbers))
+            entries.append(IndexEntry(match.group(1), (match.group(2) or "").strip(), number, heading))
+    return ParsedIndex(
+        tuple(lines), tuple(entries), tuple(ignored), tuple(ignored_line_numbers), tuple(headings), unclosed
+    )
+
+
+def _level(heading: str) -> int:
+    return len(heading) - len(heading.lstrip("#"))
 
 
 def section_entries(parsed: ParsedIndex, heading: str) -> list[IndexEntry]:
-    """Entries between ``heading`` (a whole line, such as '## Procedures') and the next heading."""
-    start = next((n for n, line in enumerate(parsed.lines) if line.strip() == heading), None)
+    """Entries between ``heading`` (a whole line, such as '## Procedures') and the next heading of
+    the same or a higher level (sub-sections included)."""
+    start = next((n for n, line in parsed.headings if line == heading), None)
     if start is None:
         return []
-    level = len(heading) - len(heading.lstrip("#"))
-    end = len(parsed.lines)
-    for number, line in prose_lines(list(parsed.lines)):
-        hashes = len(line) - len(line.lstrip("#"))
-        if number > start and _HEADING.match(line) and hashes <= level:
-            end = number
-            break
+    end = next(
+        (n for n, line in parsed.headings if n > start and _level(line) <= _level(heading)), len(parsed.lines)
+    )
     return [entry for entry in parsed.entries if start < entry.line_number < end]
 
 
-def entry_count(text: str) -> int:
-    return len(parse_index(text).entries)
+def check_entry_cap(count_before: int | None, count_after: int, *, doc_id: str | None = None) -> None:
+    """Refuse an index over ENTRY_CAP, unless the write removes entries from an index already over.
 
-
-def check_entry_cap(before: str | None, after: str, *, doc_id: str | None = None) -> None:
-    """Refuse an index over ENTRY_CAP, unless the write removes entries from an index already over."""
-    count_after = entry_count(after)
-    count_before = entry_count(before) if before is not None else 0
-    if count_after <= ENTRY_CAP or (before is not None and count_after <= count_before):
+    Counts are the loader's own: entries outside code fences, collection lines included.
+    """
+    if count_after <= ENTRY_CAP or (count_before is not None and count_after <= count_before):
         return
     what = (
         f"Creating {doc_id!r} would file entry number {count_after} in the index"
@@ -113,34 +113,69 @@ def check_entry_cap(before: str | None, after: str, *, doc_id: str | None = None
     raise LimitExceeded(
         f"{what}; the cap is {ENTRY_CAP}, since the whole index is read at every session start. "
         "Nothing was written. Retire entries first: remove the lines of docs no longer used, or "
-        "put shipped ids on the ignored: line (both with write_doc('index', old=..., new=...)), "
-        "then retry."
+        f"put shipped ids on the ignored: line (both with {write_replace(INDEX_ID)}), then retry."
     )
 
 
-def file_entry(index_text: str, doc_id: str, hook: str) -> str:
-    """§3: add ``- <id>: <hook>`` under the ``## Unfiled`` heading, adding it at the end if absent.
+def entry_line(doc_id: str, hook: str) -> str:
+    return f"- {doc_id}: {' '.join(hook.split())}".rstrip()
 
-    The new line goes at the end of that section; an ``ignored:`` line closing the file stays last.
+
+def file_entry(parsed: ParsedIndex, doc_id: str, hook: str, heading: str = UNFILED_HEADING) -> str:
+    """§3: the index text with ``- <id>: <hook>`` added at the end of ``heading``'s section.
+
+    A heading that is absent is added at the end of the file; an ``ignored:`` line closing the
+    file stays last. Refused when the new line would not parse as an entry (an unclosed code
+    fence above it would swallow it).
     """
-    lines = index_text.rstrip("\n").split("\n")
-    entry = f"- {doc_id}: {' '.join(hook.split())}".rstrip()
-    prose = list(prose_lines(lines))
-    unfiled = [n for n, line in prose if line.strip() == UNFILED_HEADING]
-    if unfiled:
-        following = [n for n, line in prose if n > unfiled[-1] and _HEADING.match(line)]
-        end = following[0] if following else len(lines)
-        if not following:
-            end = _before_closing_ignored_line(lines)
-        while end > unfiled[-1] + 1 and not lines[end - 1].strip():
+    if not _HEADING.match(heading):
+        heading = f"## {heading.strip()}"
+    lines = list(parsed.lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    entry = entry_line(doc_id, hook)
+    starts = [n for n, line in parsed.headings if line == heading.strip()]
+    if starts:
+        start = starts[-1]
+        following = [n for n, line in parsed.headings if n > start]
+        end = following[0] if following else _before_closing_ignored_line(lines)
+        while end > start + 1 and not lines[end - 1].strip():
             end -= 1
+        _refuse_inside_unclosed_fence(parsed, end, doc_id)
         return "\n".join([*lines[:end], entry, *lines[end:]]) + "\n"
     end = _before_closing_ignored_line(lines)
+    _refuse_inside_unclosed_fence(parsed, end, doc_id)
     head, tail = lines[:end], [line for line in lines[end:] if line.strip()]
     while head and not head[-1].strip():
         head.pop()
-    added = ([""] if head else []) + [UNFILED_HEADING, entry]
+    added = ([""] if head else []) + [heading.strip(), entry]
     return "\n".join(head + added + (["", *tail] if tail else [])) + "\n"
+
+
+def _refuse_inside_unclosed_fence(parsed: ParsedIndex, position: int, doc_id: str) -> None:
+    """The added line sits in prose unless a fence that never closes opened above it."""
+    opened = parsed.unclosed_fence_line
+    if opened is None or opened >= position:
+        return
+    raise EditRefused(
+        f"index.md has a code fence opened at line {opened + 1} that is never closed, so the line "
+        f"filing {doc_id!r} would be read as code, not as an entry. Nothing was written. Close the "
+        f"fence (a line of ``` after the code) with {write_replace(INDEX_ID)}, then retry."
+    )
+
+
+def ignore_id(parsed: ParsedIndex, doc_id: str) -> str:
+    """The index text with ``doc_id`` added to its ignored: line (one is added last if absent)."""
+    lines = list(parsed.lines)
+    if parsed.ignored_line_numbers:
+        number = parsed.ignored_line_numbers[0]
+        line = lines[number].rstrip()
+        separator = " " if line == IGNORED_PREFIX else ", "
+        lines[number] = f"{line}{separator}{doc_id}"
+        return "\n".join(lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join([*lines, "", f"{IGNORED_PREFIX} {doc_id}"]) + "\n"
 
 
 def _before_closing_ignored_line(lines: list[str]) -> int:
@@ -151,62 +186,3 @@ def _before_closing_ignored_line(lines: list[str]) -> int:
     if end and lines[end - 1].startswith(IGNORED_PREFIX):
         end -= 1
     return end
-
-
-def _marker(store: Store, doc_id: str) -> str | None:
-    if is_collection_id(doc_id) or doc_id == INDEX_ID:
-        return None
-    local = store.exists(Tier.LOCAL, doc_id)
-    shipped = store.exists(Tier.SHIPPED, doc_id)
-    if local and shipped:
-        return LOCAL_COPY
-    if not local and not shipped:
-        return MISSING
-    return None
-
-
-def _shipped_description(store: Store, doc_id: str) -> str:
-    doc = store.read(Tier.SHIPPED, doc_id)
-    return describe(doc_id, doc.text).description if doc else ""
-
-
-def _tail(title: str, instruction: str, items: list[str]) -> list[str]:
-    return ["", title, instruction, *items] if items else []
-
-
-def listed_ids(store: Store, parsed: ParsedIndex) -> list[str]:
-    """Ids the rendered index surfaces: entries (collections aside) and the new-docs tail."""
-    new = new_shipped_ids(store, parsed)
-    return sorted({e.doc_id for e in parsed.entries if not is_collection_id(e.doc_id)} | set(new))
-
-
-def new_shipped_ids(store: Store, parsed: ParsedIndex) -> list[str]:
-    return [i for i in store.shipped_ids() if i not in parsed.entry_ids and i not in parsed.ignored]
-
-
-def stale_shadowed_ids(store: Store) -> list[str]:
-    """Shadowed ids whose shipped text changed at the last version bump (§4)."""
-    return sorted(
-        doc_id
-        for doc_id in changed_shipped_ids(store)
-        if store.exists(Tier.LOCAL, doc_id) and store.exists(Tier.SHIPPED, doc_id)
-    )
-
-
-def render_index(store: Store, text: str) -> str:
-    """The index file ``text`` plus markers and both tails. Neither tail is truncated (§2)."""
-    parsed = parse_index(text)
-    lines = list(parsed.lines)
-    for entry in parsed.entries:
-        marker = _marker(store, entry.doc_id)
-        if marker:
-            lines[entry.line_number] = f"{lines[entry.line_number].rstrip()} {marker}"
-    while lines and not lines[-1].strip():
-        lines.pop()
-    new_items = [f"- {i}: {_shipped_description(store, i)}" for i in new_shipped_ids(store, parsed)]
-    stale_items = [
-        f'- {i}: {_shipped_description(store, i)} — read_doc("{i}@diff")' for i in stale_shadowed_ids(store)
-    ]
-    lines += _tail(NEW_TAIL_TITLE, NEW_TAIL_INSTRUCTION, new_items)
-    lines += _tail(STALE_TAIL_TITLE, STALE_TAIL_INSTRUCTION, stale_items)
-    return "\n".join(lines) + "\n"

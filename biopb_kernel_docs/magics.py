@@ -1,9 +1,12 @@
-"""IPython magics: the user's thin adapter over the same ``Docs`` the agent's tools use.
+"""IPython magics: the user's thin adapter over the same operations the agent's tools run.
 
-``%read_doc ID`` shows a doc, ``%%write_doc ID`` writes the cell, ``%docs_connect`` prints how
-to attach an agent to this kernel. Output is Markdown for the notebook with the raw text beside
-it for plain-text front ends. Refusals become ``UsageError`` one-liners carrying the store's
-message.
+One magic per operation of the list that offers one (``%read_doc``, ``%%write_doc``,
+``%file_doc``, ``%ignore_doc``, ``%docs_config``), plus ``%docs_connect``, which prints how to
+attach an agent to this kernel. Required parameters are positional, ``--if-match SHA`` is the
+precondition, and an operation that takes doc text is a cell magic: the cell is the body, or,
+with ``--replace``, the old/new pair. Output is notebook Markdown with the agent's plain text
+beside it for plain-text front ends; a refusal is a one-line ``UsageError`` in the notebook's
+own words.
 """
 
 from __future__ import annotations
@@ -13,51 +16,34 @@ import re
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from IPython.display import display
 
+from . import operations, render
 from .config import DocStore
 from .errors import DocsError
-from .frontmatter import parse_frontmatter
-from .ids import DIFF_VIEW, INDEX_ID
-from .ops import Docs
+from .notebook import markdown
+from .operations import Operation
+from .phrases import Surface
 
 USER_CALLER = "user"
 OLD_MARKER, SEPARATOR = "<<<<<<< old", "======="
 # IPython strips '>>>' prompts from cells before a cell magic sees them, so the replacement runs
 # to the end of the cell; a git-style closing '>>>>>>> new' line (as IPython leaves it) is dropped.
 _CLOSING_MARKER = re.compile(r">+ ?new")
+REPLACE_HELP = f"""\
+With --replace, the cell is the pair::
 
+  {OLD_MARKER}
+  <the exact text to replace>     it must appear exactly once in the doc
+  {SEPARATOR}
+  <its replacement>               to the end of the cell
 
-def _fenced(text: str, info: str = "") -> str:
-    fence = "````" if "```" in text else "```"
-    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
-
-
-def doc_markdown(requested: str, text: str) -> str:
-    """read_doc's text as notebook Markdown: the header set apart, frontmatter and diffs fenced."""
-    header, _, body = text.partition("\n\n")
-    if requested.endswith("@" + DIFF_VIEW):
-        return f"*{header}*\n\n{_fenced(body, 'diff')}"
-    if requested == INDEX_ID:
-        return f"*{header}*\n\n{body}"
-    parsed = parse_frontmatter(body)
-    if parsed.fields:
-        frontmatter = body[: len(body) - len(parsed.body)]
-        return f"*{header}*\n\n{_fenced(frontmatter.rstrip(), 'yaml')}\n\n{parsed.body}"
-    return f"*{header}*\n\n{body}"
-
-
-def write_markdown(result: str) -> str:
-    """write_doc's result (a summary, then diffs) as notebook Markdown."""
-    summary, *diffs = result.split("\n\n")
-    return "\n\n".join([summary, *(_fenced(diff, "diff") for diff in diffs)])
-
-
-def _show(markdown: str, plain: str) -> None:
-    display({"text/markdown": markdown, "text/plain": plain}, raw=True)
+IPython strips '>>> ' prompts from a cell before the magic sees it: write doctest-style lines
+without them.
+"""
 
 
 def split_replacement(cell: str) -> tuple[str, str]:
@@ -94,83 +80,64 @@ def connect_instructions(connection_file: str) -> str:
     )
 
 
-@magics_class
-class DocsMagics(Magics):
-    """``%read_doc``, ``%%write_doc`` and ``%docs_connect``."""
+def _takes_cell(op: Operation) -> bool:
+    return any(p.kind == "text" for p in op.parameters)
+
+
+def _usage(op: Operation) -> str:
+    positional = " ".join(p.name.upper() for p in op.parameters if p.required and p.kind != "text")
+    sha = " [--if-match SHA]" if any(p.kind == "sha" for p in op.parameters) else ""
+    if _takes_cell(op):
+        return f"%%{op.magic} {positional} [--replace]{sha}"
+    return f"%{op.magic} {positional}{sha}".rstrip()
+
+
+class DocsMagics:
+    """The magics of one shell, over the kernel's ``DocStore`` (the user is one caller)."""
 
     def __init__(self, shell, doc_store: DocStore) -> None:
-        super().__init__(shell)
+        self.shell = shell
         self.doc_store = doc_store
 
-    @property
-    def docs(self) -> Docs:
-        return self.doc_store.docs_for(USER_CALLER)
-
-    @line_magic
-    def read_doc(self, line: str) -> None:
-        """Show a doc of the biopb knowledge store.
-
-        Usage::
-
-          %read_doc ID          the doc, under a header: origin, updated, and whether it shadows
-                                a shipped doc
-          %read_doc index       the index, with (missing)/(local copy) markers and the closing
-                                tails: shipped docs nobody filed yet, local copies behind a release
-          %read_doc ID@diff     your local copy against the shipped text it shadows
-
-        Ids look like ``flatfield`` or ``my-lab/nuclei``; ``%read_doc index`` lists them.
-        """
-        requested = line.strip()
-        if not requested or " " in requested:
-            raise UsageError("Usage: %read_doc ID (for example %read_doc index). One id, no spaces.")
+    def run(self, op: Operation, line: str, cell: str | None = None) -> Any:
+        arguments = self._arguments(op, line, cell)
         try:
-            text = self.docs.read_doc(requested)
+            return operations.run(self.doc_store.docs_for(USER_CALLER), op.name, arguments)
         except DocsError as err:
-            raise UsageError(str(err)) from err
-        _show(doc_markdown(requested, text), text)
+            raise UsageError(err.text_for(Surface.NOTEBOOK)) from err
 
-    @cell_magic
-    def write_doc(self, line: str, cell: str) -> None:
-        """Write the cell to a doc of the biopb knowledge store, and show what changed.
-
-        Usage::
-
-          %%write_doc ID
-          <the whole doc>                 creates or replaces your local copy of ID; a new doc
-                                          gets a line under ## Unfiled in the index
-
-          %%write_doc ID --replace
-          <<<<<<< old
-          <the exact text to replace>     it must appear exactly once in the doc
-          =======
-          <its replacement>               to the end of the cell
-
-        A shipped doc is never changed: writing to it makes a local copy that shadows it.
-        Edit the index itself with ``%%write_doc index --replace``. IPython strips '>>> '
-        prompts from a cell before the magic sees it: write doctest-style lines without them.
-        """
+    def _arguments(self, op: Operation, line: str, cell: str | None) -> dict[str, Any]:
         try:
-            arguments = shlex.split(line)
+            words = shlex.split(line)
         except ValueError as err:
-            raise UsageError(f"Cannot parse the %%write_doc line: {err}.") from err
-        replace = "--replace" in arguments
-        rest = [argument for argument in arguments if argument != "--replace"]
-        if len(rest) != 1 or rest[0].startswith("-"):
-            raise UsageError(
-                "Usage: %%write_doc ID [--replace], with the doc (or the old/new pair) as the cell."
-            )
-        try:
+            raise UsageError(f"Cannot parse the line: {err}. Usage: {_usage(op)}") from err
+        replace = "--replace" in words
+        words = [w for w in words if w != "--replace"]
+        arguments: dict[str, Any] = {}
+        if "--if-match" in words:
+            at = words.index("--if-match")
+            if at + 1 >= len(words):
+                raise UsageError(
+                    f"--if-match needs the sha256 of the text the write is based on. Usage: {_usage(op)}"
+                )
+            arguments["if_match"] = words[at + 1]
+            del words[at : at + 2]
+        positional = [p for p in op.parameters if p.required and p.kind != "text"]
+        if (
+            len(words) != len(positional)
+            or any(w.startswith("--") for w in words)
+            or (replace and cell is None)
+        ):
+            raise UsageError(f"Usage: {_usage(op)} (for example {_usage(op).replace('ID', 'flatfield', 1)}).")
+        arguments.update((p.name, word) for p, word in zip(positional, words, strict=True))
+        if cell is not None:
             if replace:
-                old, new = split_replacement(cell)
-                result = self.docs.write_doc(rest[0], old=old, new=new)
+                arguments["old"], arguments["new"] = split_replacement(cell)
             else:
-                result = self.docs.write_doc(rest[0], body=cell)
-        except DocsError as err:
-            raise UsageError(str(err)) from err
-        _show(write_markdown(result), result)
+                arguments["body"] = cell
+        return arguments
 
-    @line_magic
-    def docs_connect(self, line: str) -> None:
+    def connect(self, line: str) -> None:
         """Print the command that connects an agent (over MCP) to this kernel's docs.
 
         The agent's read_doc and write_doc then run in this kernel, against the same docs and
@@ -188,5 +155,33 @@ class DocsMagics(Magics):
         print(connect_instructions(connection_file))
 
 
+def _show(value: Any) -> None:
+    display({"text/markdown": markdown(value), "text/plain": render.text(value, Surface.NOTEBOOK)}, raw=True)
+
+
+def _magic_function(magics: DocsMagics, op: Operation):
+    if _takes_cell(op):
+
+        def cell_magic(line: str, cell: str) -> None:
+            _show(magics.run(op, line, cell))
+
+        function = cell_magic
+        function.__doc__ = f"{op.summary}\n\nUsage::\n\n  {_usage(op)}\n  <the whole doc>\n\n{REPLACE_HELP}"
+    else:
+
+        def line_magic(line: str) -> None:
+            _show(magics.run(op, line))
+
+        function = line_magic
+        function.__doc__ = f"{op.summary}\n\nUsage::\n\n  {_usage(op)}\n"
+    function.__name__ = op.magic or op.name
+    return function
+
+
 def register(shell, doc_store: DocStore) -> None:
-    shell.register_magics(DocsMagics(shell, doc_store))
+    magics = DocsMagics(shell, doc_store)
+    for op in operations.OPERATIONS.values():
+        if op.magic:
+            kind = "cell" if _takes_cell(op) else "line"
+            shell.register_magic_function(_magic_function(magics, op), magic_kind=kind, magic_name=op.magic)
+    shell.register_magic_function(magics.connect, magic_kind="line", magic_name="docs_connect")

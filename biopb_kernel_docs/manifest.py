@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from .store import Store, Tier
-
-MANIFEST_NAME = ".shipped-manifest.json"
+from .errors import StoreUnavailable
+from .store import MANIFEST_NAME, Store, Tier
 
 
 @dataclass(frozen=True)
@@ -46,19 +45,29 @@ def shipped_hashes(store: Store) -> dict[str, str]:
     return hashes
 
 
+def _changes(manifest: Manifest | None, hashes: dict[str, str]) -> frozenset[str]:
+    if manifest is None:
+        return frozenset()
+    return frozenset(i for i, digest in hashes.items() if manifest.hashes.get(i) != digest)
+
+
 def changed_shipped_ids(store: Store) -> frozenset[str]:
-    """Shipped ids whose text changed between the last version this ran under and this one."""
+    """Shipped ids whose text changed between the last version this ran under and this one.
+
+    Where the local tier cannot be written, the answer is computed without being recorded.
+    """
     manifest = _load(store)
     if manifest is not None and manifest.version == store.shipped_version:
         return manifest.changed
-    with store.lock():
-        manifest = _load(store)  # another process may have refreshed it while we waited
-        if manifest is not None and manifest.version == store.shipped_version:
-            return manifest.changed
-        hashes = shipped_hashes(store)
-        changed: frozenset[str] = frozenset()
-        if manifest is not None:
-            changed = frozenset(i for i, digest in hashes.items() if manifest.hashes.get(i) != digest)
-        payload = {"version": store.shipped_version, "hashes": hashes, "changed": sorted(changed)}
-        store.write_state(MANIFEST_NAME, json.dumps(payload, indent=1, sort_keys=True).encode())
-        return changed
+    try:
+        with store.lock():
+            manifest = _load(store)  # another process may have refreshed it while we waited
+            if manifest is not None and manifest.version == store.shipped_version:
+                return manifest.changed
+            hashes = shipped_hashes(store)
+            changed = _changes(manifest, hashes)
+            payload = {"version": store.shipped_version, "hashes": hashes, "changed": sorted(changed)}
+            store.write_state(MANIFEST_NAME, json.dumps(payload, indent=1, sort_keys=True).encode())
+            return changed
+    except StoreUnavailable:
+        return _changes(manifest, shipped_hashes(store))

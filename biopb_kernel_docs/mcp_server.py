@@ -1,16 +1,20 @@
-"""The MCP bridge: read_doc and write_doc as tools, executed in the kernel. The only module that
-imports ``mcp`` (SDK 2.x).
+"""The MCP server: the operation list's tools, executed in the kernel. The only module that imports
+``mcp`` (SDK 2.x).
 
 Both protocol eras the SDK speaks are served: the ``initialize`` handshake of today's hosts and
 the 2026 ``server/discover`` era. The instructions (§3) are composed per client, since the
 budget depends on the host; a middleware fills them into both the initialize and the discover
-result. ``docs://index`` is a resource whose subscribers hear ``resources/updated`` whenever the
-rendered index changes, whoever changed it.
+result, and always answers within ``HANDSHAKE_SECONDS``: with the index from the kernel, else
+(for a kernel the server owns) the same index read in this process, else a line saying why it
+could not be loaded and how to retry. ``docs://index`` is a resource whose subscribers hear
+``resources/updated`` whenever the rendered index changes, whoever changed it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import inspect
 import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any
@@ -22,60 +26,22 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from pydantic import Field
 
+from . import render
 from ._version import __version__
+from .bridge.client import KernelDocsClient
+from .bridge.inprocess import InProcessDocsClient
 from .errors import DocsError
 from .handshake import budget_for, compose_instructions
-from .kernel_client import InProcessDocsClient, KernelDocsClient
-from .watch import index_fingerprint
+from .operations import OPERATIONS, Operation
+from .store import Store
+from .values import ConfigView, IndexView
 
 log = logging.getLogger(__name__)
 
 INDEX_URI = "docs://index"
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
-
-READ_DOC_DESCRIPTION = """\
-Read one doc of the biopb knowledge store you share with the user: its text under a one-line \
-header (origin shipped or local, when it was updated, and "shadows shipped" when your local copy \
-hides a shipped doc).
-
-- read_doc("index") re-renders the index the handshake showed: your entries with (missing) and \
-(local copy) markers, then two tails the loader adds: new shipped docs to file or ignore, and \
-local copies a release may have left behind.
-- read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
-edits with the release's).
-- Ids look like "flatfield" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
-when the step you are on depends on it.
-"""
-
-WRITE_DOC_DESCRIPTION = """\
-Write a doc of the biopb knowledge store you share with the user; returns the unified diff of \
-what changed.
-
-Before writing:
-- Write only a multi-step procedure that was validated end to end on the user's data.
-- Never write a dataset-specific one: no paths, sample names or numbers that fit one experiment.
-- Phrase the index hook (frontmatter description:, else the first paragraph) as the user's \
-request, e.g. "correct uneven illumination in my tiles".
-- Update an existing doc rather than write a near-duplicate: read the index first, and prefer an \
-old/new edit to a new file.
-- Verify that every name, flag or call the doc quotes still exists before relying on it: a local \
-doc has no contract test behind it.
-
-How to call:
-- write_doc(id, body=...) creates or replaces the doc; a new id gets a line under ## Unfiled in \
-the index. read_doc("authoring") has the shape: checkpoints, parameters as derivation rules.
-- write_doc(id, old=..., new=...) replaces exactly one occurrence of old, copied exactly from \
-read_doc without its header line; refused when old is absent or matches twice. Use it for edits, \
-the index included: write_doc("index", old="- x: ...", new="- x: ...").
-- Writing to a shipped id makes a local copy that shadows it; shipped text is never changed.
-- There is no delete: retire a doc by removing its index line, a shipped one by adding its id to \
-the ignored: line.
-- Limits: 300 lines per doc, 200 index entries.
-"""
-
-DocId = Annotated[
-    str, Field(description='A doc id such as "flatfield" or "my-lab/nuclei"; "index" is the index.')
-]
+HANDSHAKE_SECONDS = 5.0
+Client = KernelDocsClient | InProcessDocsClient
 
 
 def _client_name(method: str, params: Any) -> str | None:
@@ -90,18 +56,35 @@ def _client_name(method: str, params: Any) -> str | None:
     return info.get("name") if isinstance(info, Mapping) else None
 
 
+def _tool_signature(op: Operation) -> inspect.Signature:
+    """The tool's parameters, from the operation list. A sha precondition is not offered: the
+    agent's session remembers what it read, which is its precondition (§8 risk 3)."""
+    parameters = []
+    for p in op.parameters:
+        if p.kind == "sha":
+            continue
+        annotation = Annotated[str if p.required else str | None, Field(description=p.help)]
+        default = inspect.Parameter.empty if p.required else None
+        parameters.append(
+            inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        )
+    return inspect.Signature(parameters, return_annotation=types.CallToolResult)
+
+
 class DocsBridge:
     """The MCP server, its kernel, and the index watcher."""
 
     def __init__(
         self,
-        kernel: KernelDocsClient | InProcessDocsClient,
+        kernel: Client,
         *,
         instructions_budget: int | None = None,
         host_budgets: dict[str, int] | None = None,
         poll_interval: float = 1.0,
+        local_fallback: InProcessDocsClient | None = None,
     ) -> None:
         self.kernel = kernel
+        self.local_fallback = local_fallback
         self.instructions_budget = instructions_budget
         self.host_budgets = host_budgets or {}
         self.poll_interval = poll_interval
@@ -122,18 +105,17 @@ class DocsBridge:
             lifespan=self._lifespan,
             middleware=[self._handshake_middleware],
         )
-        server.add_tool(
-            self.read_doc,
-            name="read_doc",
-            description=READ_DOC_DESCRIPTION,
-            annotations=types.ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False),
-        )
-        server.add_tool(
-            self.write_doc,
-            name="write_doc",
-            description=WRITE_DOC_DESCRIPTION,
-            annotations=types.ToolAnnotations(readOnlyHint=False, openWorldHint=False),
-        )
+        for op in OPERATIONS.values():
+            if op.mcp_description is None:
+                continue
+            server.add_tool(
+                self._tool_function(op),
+                name=op.name,
+                description=op.mcp_description,
+                annotations=types.ToolAnnotations(
+                    readOnlyHint=not op.writes, idempotentHint=not op.writes, openWorldHint=False
+                ),
+            )
         server.resource(INDEX_URI, name="index", title="Doc index", mime_type="text/markdown")(
             self.read_index
         )
@@ -145,6 +127,14 @@ class DocsBridge:
             "resources/unsubscribe", types.UnsubscribeRequestParams, self._unsubscribe
         )
         return server
+
+    def _tool_function(self, op: Operation):
+        async def tool(**arguments: Any) -> types.CallToolResult:
+            return await self._tool(op, {k: v for k, v in arguments.items() if v is not None})
+
+        tool.__name__ = op.name
+        tool.__signature__ = _tool_signature(op)  # type: ignore[attr-defined]
+        return tool
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, server: MCPServer) -> AsyncIterator[None]:
@@ -168,45 +158,49 @@ class DocsBridge:
         if budget is None:
             budget = budget_for(client_name, self.host_budgets)
         try:
-            rendered = await self.kernel.call("render_index")
+            view = await self._handshake_index()
         except DocsError as err:
             return compose_instructions(None, budget, problem=str(err))
-        return compose_instructions(rendered, budget)
+        return compose_instructions(render.index_text(view), budget)
+
+    async def _handshake_index(self) -> IndexView:
+        """The index from the kernel within HANDSHAKE_SECONDS; else, for a kernel of our own (same
+        settings), read here; else the kernel's refusal or a timeout saying how to retry."""
+        try:
+            return await asyncio.wait_for(
+                self.kernel.call("index", as_session=self.watch_session), HANDSHAKE_SECONDS
+            )
+        except (DocsError, TimeoutError) as err:
+            if self.local_fallback is not None:
+                log.warning("the handshake's index is read in the server process: %s", err or "kernel slow")
+                return await self.local_fallback.call("index", as_session=self.watch_session)
+            if isinstance(err, DocsError):
+                raise
+            raise DocsError(
+                f"the kernel did not answer within {HANDSHAKE_SECONDS:g} s; it may still be starting or busy"
+            ) from None
 
     # -- tools and the resource ------------------------------------------------------------------
-
-    async def read_doc(self, id: DocId) -> types.CallToolResult:
-        return await self._tool("read_doc", id=id)
-
-    async def write_doc(
-        self,
-        id: DocId,
-        body: Annotated[str | None, Field(description="The whole new text of the doc.")] = None,
-        old: Annotated[str | None, Field(description="Exact text to replace; must occur once.")] = None,
-        new: Annotated[str | None, Field(description="The text that replaces old.")] = None,
-    ) -> types.CallToolResult:
-        result = await self._tool("write_doc", id=id, body=body, old=old, new=new)
-        if not result.is_error:
-            await self._notify_if_index_changed()
-        return result
 
     async def read_index(self) -> str:
         """The rendered index: index.md with its markers and the loader's two tails."""
         try:
-            return await self.kernel.call("render_index", as_session=self.watch_session)
+            return render.index_text(await self.kernel.call("index", as_session=self.watch_session))
         except DocsError as err:
             raise ResourceError(str(err)) from None
 
-    async def _tool(self, operation: str, **arguments: Any) -> types.CallToolResult:
-        """The kernel's answer as the tool result; a refusal is a tool error whose text is the store's
-        message, verbatim (a raised ToolError would reach the agent behind an SDK prefix)."""
+    async def _tool(self, op: Operation, arguments: dict[str, Any]) -> types.CallToolResult:
+        """The kernel's value as the agent's text; a refusal is a tool error whose text is the
+        store's message, verbatim (a raised ToolError would reach the agent behind an SDK prefix)."""
         try:
-            text = await self.kernel.call(operation, **arguments)
+            value = await self.kernel.call(op.name, **arguments)
         except DocsError as err:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=str(err))], is_error=True
             )
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+        if op.writes:
+            await self._notify_if_index_changed()
+        return types.CallToolResult(content=[types.TextContent(type="text", text=render.text(value))])
 
     # -- change notifications ----------------------------------------------------------------------
 
@@ -221,7 +215,7 @@ class DocsBridge:
 
     async def _notify_if_index_changed(self) -> None:
         try:
-            rendering = await self.kernel.call("render_index", as_session=self.watch_session)
+            rendering = render.index_text(await self.kernel.call("index", as_session=self.watch_session))
         except DocsError:
             return
         if self._last_rendering is not None and rendering != self._last_rendering:
@@ -234,17 +228,20 @@ class DocsBridge:
         self._last_rendering = rendering
 
     async def _watch(self) -> None:
-        """Poll what the rendering depends on; re-render and notify when it moved (outside edits)."""
-        try:
-            tiers = await self.kernel.call("describe_tiers", as_session=self.watch_session)
-        except DocsError as err:
-            log.warning("not watching the index for outside edits: %s", err)
-            return
+        """Poll the store's fingerprint; re-render and notify when it moved (outside edits)."""
+        while True:
+            try:
+                config: ConfigView = await self.kernel.call("config", as_session=self.watch_session)
+                store = Store(config.shipped_dir, config.local_dir, config.shipped_version)
+                break
+            except DocsError as err:
+                log.warning("not watching the index for outside edits yet (retrying): %s", err)
+                await anyio.sleep(max(self.poll_interval, 5.0))
         await self._notify_if_index_changed()
-        seen = index_fingerprint(tiers["local_dir"], tiers["shipped_dir"])
+        seen = store.fingerprint()
         while True:
             await anyio.sleep(self.poll_interval)
-            current = index_fingerprint(tiers["local_dir"], tiers["shipped_dir"])
+            current = store.fingerprint()
             if current != seen:
                 seen = current
                 await self._notify_if_index_changed()

@@ -1,71 +1,471 @@
-"""read_doc and write_doc (§3): the one API every front end calls.
+"""read_doc and write_doc (§3), and the index edits the panel offers: the one API under every surface.
 
-A ``Docs`` is one caller's view of a store. It remembers, per id, the file state it last served
-that caller (the sha256 of the bytes and the tier they came from). A body write over a local doc
-whose bytes changed since then is refused instead of clobbering the other writer's work (§8 risk
-3). A caller that never read a doc is not guarded: it has seen nothing to be stale about, and the
-diff it gets back shows all it replaced. An old/new edit needs no guard: it fails safe by itself
-when the text it quotes has moved. Front ends keep one ``Docs`` per caller (the user's magics,
-each agent session), so one caller's read never vouches for another's write.
+A ``Docs`` is one caller's view of a store; its operations return values (``values``), never
+prose. Every write can carry ``if_match``, the sha256 of the text it was based on: a mismatch
+is refused (``StaleWrite``) and changes nothing. A caller also remembers the sha256 of each doc
+it was served, and a body write that names no ``if_match`` uses that memory as one (§8 risk 3:
+a full body from a stale read would clobber another writer). A caller that never read a doc is
+not guarded: it has seen nothing to be stale about, and the diff it gets back shows all it
+replaced. An old/new edit fails safe by itself when the text it quotes has moved. Front ends
+keep one ``Docs`` per caller, so one caller's read never vouches for another's write.
 """
 
 from __future__ import annotations
 
 import difflib
 import time
-from dataclasses import dataclass
 
-from .errors import DocNotFound, EditRefused, InvalidDocId, LimitExceeded
-from .frontmatter import describe, parse_frontmatter
-from .ids import (
-    DIFF_VIEW,
-    INDEX_ID,
-    check_doc_id,
-    is_collection_id,
-    relative_doc_path,
-    split_view,
+from .errors import (
+    DocNotFound,
+    EditRefused,
+    InvalidArguments,
+    InvalidDocId,
+    LimitExceeded,
+    PartialWrite,
+    StaleWrite,
+    StoreUnavailable,
 )
+from .frontmatter import describe, links_of, parse_frontmatter
+from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, split_view
 from .index import (
-    LOCAL_COPY,
-    MISSING,
+    ENTRY_CAP,
     UNFILED_HEADING,
+    ParsedIndex,
     check_entry_cap,
     file_entry,
-    listed_ids,
+    ignore_id,
     parse_index,
-    render_index,
 )
+from .manifest import MANIFEST_NAME
+from .phrases import argument, read, write_body, write_replace
+from .reconcile import index_view, new_shipped_ids, updated_of
 from .store import DocFile, Store, Tier
+from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
 
 BODY_LINE_CAP = 300
+_EMPTY_INDEX = "# Docs\n"
 
 
-@dataclass(frozen=True)
-class _Served:
-    tier: Tier
-    sha256: str
+def line_count(text: str) -> int:
+    """Lines as a reader counts them: '\\n'-terminated, plus an unterminated last one."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _state(doc: DocFile | None) -> _Served | None:
-    return _Served(doc.tier, doc.sha256) if doc else None
+class Docs:
+    """One caller's reads and writes over a ``Store``."""
+
+    def __init__(self, store: Store, config: ConfigView | None = None) -> None:
+        self.store = store
+        self.config = config
+        self._served: dict[str, str] = {}
+
+    # -- the index -----------------------------------------------------------------------------
+
+    def index(self) -> IndexView:
+        """The local index with its markers and tails (§2); seeds the index on first use."""
+        index, notices = self._index_file()
+        if index.tier is Tier.LOCAL:
+            self._served[INDEX_ID] = index.sha256
+        return index_view(self.store, index, parse_index(index.text), notices)
+
+    def _index_file(self) -> tuple[DocFile, tuple[str, ...]]:
+        """The local index.md, seeded when absent; the shipped one, with a notice, if it cannot be."""
+        index = self.store.read(Tier.LOCAL, INDEX_ID)
+        if index is not None:
+            return index, ()
+        try:
+            return self._seed_index(), ()
+        except StoreUnavailable as err:
+            shipped = self.store.read(Tier.SHIPPED, INDEX_ID)
+            if shipped is None:
+                raise
+            notice = (
+                f"(The local index could not be created, so this is the shipped index, read-only: {err} "
+                "Reading docs works; writing fails until that is fixed.)"
+            )
+            return shipped, (notice,)
+
+    def _seed_index(self) -> DocFile:
+        """§2: copy the shipped index to the local tier; after a deletion, file the local docs back."""
+        with self.store.lock():
+            index = self.store.read(Tier.LOCAL, INDEX_ID)  # another writer may have seeded it
+            if index is not None:
+                return index
+            shipped = self.store.read(Tier.SHIPPED, INDEX_ID)
+            text = shipped.text if shipped else _EMPTY_INDEX
+            if self.store.read_state(MANIFEST_NAME) is not None:  # not a first run: index.md was lost
+                text = self._refile_local_docs(text)
+            return self.store.write_local(INDEX_ID, text)
+
+    def _refile_local_docs(self, text: str) -> str:
+        """A re-seeded index files every local-only doc again, so none silently drops from view."""
+        shipped = set(self.store.all_shipped_ids())
+        orphans = [i for i in self.store.local_ids() if i not in shipped]
+        parsed = parse_index(text)
+        filed = 0
+        for doc_id in orphans:
+            if doc_id in parsed.entry_ids or len(parsed.entries) >= ENTRY_CAP:
+                continue
+            doc = self.store.read(Tier.LOCAL, doc_id)
+            text = file_entry(parsed, doc_id, describe(doc_id, doc.text).description if doc else doc_id)
+            parsed = parse_index(text)
+            filed += 1
+        if not filed:
+            return text
+        unfiled = [n for n, line in parsed.headings if line == UNFILED_HEADING][-1]
+        left = len(orphans) - filed
+        note = (
+            f"index.md was missing and was seeded again on {time.strftime('%Y-%m-%d')}; the local docs "
+            "below were filed back so that none drops out of view. Remove the lines of those you had "
+            "retired."
+        )
+        if left:
+            note += f" {left} more could not be filed within the {ENTRY_CAP}-entry cap; read them by id."
+        lines = list(parsed.lines)
+        lines.insert(unfiled + 1, note)
+        return "\n".join(lines)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def read_doc(self, requested: str) -> Read:
+        """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped."""
+        doc_id, view = split_view(requested)
+        if is_collection_id(doc_id):
+            raise InvalidDocId(
+                f"{doc_id!r} names a collection; ids ending in '/' are reserved and not readable yet. "
+                f"Read one doc by its id; {read(INDEX_ID)} lists them."
+            )
+        if doc_id == INDEX_ID:
+            if view:
+                raise InvalidDocId(
+                    f"The index has no shipped copy to diff against. {read(INDEX_ID)} shows it, and its "
+                    "closing tails list what the release added or changed."
+                )
+            return self.index()
+        return self.diff(doc_id) if view == DIFF_VIEW else self.doc(doc_id)
+
+    def doc(self, doc_id: str) -> DocView:
+        doc_id = check_doc_id(doc_id)
+        local = self.store.read(Tier.LOCAL, doc_id)
+        shadows = local is not None and self.store.exists(Tier.SHIPPED, doc_id)
+        doc = local or self.store.read(Tier.SHIPPED, doc_id)
+        if doc is None:
+            raise self._not_found(doc_id)
+        self._served[doc_id] = doc.sha256
+        return doc_view(doc, shadows)
+
+    def diff(self, doc_id: str) -> DiffView:
+        doc_id = check_doc_id(doc_id)
+        local = self.store.read(Tier.LOCAL, doc_id)
+        shipped = self.store.read(Tier.SHIPPED, doc_id)
+        if local is None or shipped is None:
+            if local is None and shipped is None:
+                raise self._not_found(doc_id)
+            where = "only a shipped doc" if local is None else "a local doc with no shipped counterpart"
+            raise InvalidDocId(
+                f"{doc_id!r} is {where}, so there is nothing to diff: '@diff' compares a local copy with "
+                f"the shipped text it shadows. {read(doc_id)} shows the doc itself."
+            )
+        return DiffView(doc_id, local.sha256, shipped.sha256, local.text, shipped.text)
+
+    def _not_found(self, doc_id: str) -> DocNotFound:
+        index = self.store.read(Tier.LOCAL, INDEX_ID) or self.store.read(Tier.SHIPPED, INDEX_ID)
+        parsed = parse_index(index.text if index else "")
+        if doc_id in parsed.entry_ids:
+            return DocNotFound(
+                f"No doc {doc_id!r}: the index lists it, but no file exists (it shows as (missing)). "
+                f"Write it with {write_body(doc_id)}, or remove its line from the index."
+            )
+        entries = {e.doc_id for e in parsed.entries if not is_collection_id(e.doc_id)}
+        listed = sorted(entries | set(new_shipped_ids(self.store.shipped_ids(), parsed)))
+        close = difflib.get_close_matches(doc_id, listed, n=3, cutoff=0.6)
+        guess = f" Did you mean {' or '.join(repr(i) for i in close)}?" if close else ""
+        return DocNotFound(f"No doc {doc_id!r}.{guess} {read(INDEX_ID)} lists them all.")
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def write_doc(
+        self,
+        doc_id: str,
+        body: str | None = None,
+        old: str | None = None,
+        new: str | None = None,
+        if_match: str | None = None,
+    ) -> WriteResult:
+        """Create or replace a local doc (``body``), or replace one exact piece (``old``/``new``).
+
+        Shipped ids are copy-on-write. A refused write writes nothing at all.
+        """
+        doc_id = check_doc_id(doc_id)
+        if is_collection_id(doc_id):
+            raise InvalidDocId(
+                f"{doc_id!r} ends with '/', which is reserved for collections. Write a doc inside it "
+                f"instead, such as {doc_id + 'my-doc'!r}."
+            )
+        _check_arguments(body, old, new, if_match)
+        self._index_file_for_writing()
+        try:
+            with self.store.lock():
+                return self._write_locked(doc_id, body, old, new, if_match)
+        except EditRefused as err:
+            if doc_id == INDEX_ID and old is not None and not isinstance(err, StaleWrite):
+                raise self._explain_rendered_quote(err, old) from None
+            raise
+
+    def _index_file_for_writing(self) -> DocFile:
+        index, notices = self._index_file()
+        if notices:
+            raise StoreUnavailable(
+                f"Nothing can be written: the local docs directory {self.store.local_dir} is not usable. "
+                f"{notices[0]}"
+            )
+        return index
+
+    def _explain_rendered_quote(self, err: EditRefused, old: str) -> EditRefused:
+        from .render import index_text  # the agent's rendering, to recognise a quote of it
+
+        index, notices = self._index_file()
+        rendered = index_text(index_view(self.store, index, parse_index(index.text), notices))
+        if old.replace("\r\n", "\n") not in rendered:
+            return err
+        return EditRefused(
+            f"{err.template} That text comes from the loader's rendering (a (missing) or (local copy) "
+            "marker, or a closing tail), which is not in index.md: quote the file's own lines, without "
+            "those suffixes, or add a new line instead of moving one from a tail."
+        )
+
+    def _write_locked(
+        self, doc_id: str, body: str | None, old: str | None, new: str | None, if_match: str | None
+    ) -> WriteResult:
+        local = self.store.read(Tier.LOCAL, doc_id)
+        shipped = self.store.read(Tier.SHIPPED, doc_id) if doc_id != INDEX_ID else None
+        base = local or shipped
+        self._check_precondition(doc_id, base, if_match, implicit=body is not None)
+        if body is not None:
+            after = _normalise_body(body)
+        else:
+            assert old is not None
+            assert new is not None
+            if base is None:
+                raise DocNotFound(
+                    f"No doc {doc_id!r} to edit. Create it with {write_body(doc_id)}, or check the id "
+                    f"against {read(INDEX_ID)}."
+                )
+            after = _replace_once(doc_id, base.text, old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
+        if base is not None and after == base.text:
+            return WriteResult(doc_id, "unchanged", None, False, ())
+        _check_body(doc_id, after)
+        if doc_id == INDEX_ID:
+            before = len(parse_index(base.text).entries) if base else None
+            check_entry_cap(before, len(parse_index(after).entries))
+        filing = self._plan_filing(doc_id, after) if base is None and doc_id != INDEX_ID else None
+        changes: list[FileChange] = []
+        filed_under = None
+        if filing is not None:  # §3: the entry lands first, so a doc never exists unfiled
+            index, index_after = filing
+            changes.append(self._write_index(index, index_after))
+            filed_under = UNFILED_HEADING
+        try:
+            written = self.store.write_local(
+                doc_id, after, crlf=bool(local and local.crlf), mode=_mode(local)
+            )
+        except StoreUnavailable as err:
+            if filing is None:
+                raise
+            raise PartialWrite(
+                f"Filed {doc_id!r} in the index, but writing the doc itself failed: {err.template} The "
+                f"index lists it as (missing) until the doc is written: retry the same write."
+            ) from err
+        if body is not None or self._served.get(doc_id) == (base.sha256 if base else None):
+            self._served[doc_id] = written.sha256
+        change = FileChange(
+            doc_id,
+            base.text if base else None,
+            after,
+            base.sha256 if base else None,
+            written.sha256,
+            base.tier.value if base else None,
+        )
+        outcome = "created" if base is None else ("shadowed" if local is None else "updated")
+        already_listed = base is None and doc_id != INDEX_ID and filing is None
+        return WriteResult(doc_id, outcome, filed_under, already_listed, (change, *changes))
+
+    def _check_precondition(
+        self, doc_id: str, base: DocFile | None, if_match: str | None, implicit: bool
+    ) -> None:
+        if if_match is not None:
+            if base is not None and base.sha256 == if_match:
+                return
+            now = "no longer exists" if base is None else "has changed"
+            raise StaleWrite(
+                f"{doc_id!r} {now} since the text this write was based on ({argument('if_match')} "
+                f"{if_match[:12]}…). Nothing was written. {read(doc_id)} to see the current text, then "
+                "write again from it."
+            )
+        served = self._served.get(doc_id)
+        if not implicit or served is None or base is None or base.sha256 == served:
+            return
+        raise StaleWrite(
+            f"{doc_id!r} changed on disk since you last read it, so a full body from that reading would "
+            f"overwrite someone else's edit. Nothing was written. {read(doc_id)} to see the current text "
+            f"and write again, or use {write_replace(doc_id)}, which only touches the text it quotes."
+        )
+
+    def _write_index(self, index: DocFile, after: str) -> FileChange:
+        written = self.store.write_local(INDEX_ID, after, crlf=index.crlf, mode=index.mode)
+        if self._served.get(INDEX_ID) == index.sha256:  # an index changed elsewhere stays unread
+            self._served[INDEX_ID] = written.sha256
+        return FileChange(INDEX_ID, index.text, after, index.sha256, written.sha256, "local")
+
+    def _plan_filing(self, doc_id: str, text: str) -> tuple[DocFile, str] | None:
+        """§3: a created doc gets an index entry under ## Unfiled, unless it already has one."""
+        index = self._index_file_for_writing()
+        parsed = parse_index(index.text)
+        if doc_id in parsed.entry_ids:
+            return None
+        index_after = file_entry(parsed, doc_id, describe(doc_id, text).description)
+        check_entry_cap(len(parsed.entries), len(parsed.entries) + 1, doc_id=doc_id)
+        _check_body(INDEX_ID, index_after)
+        return index, index_after
+
+    # -- the panel's index edits -------------------------------------------------------------------
+
+    def file_doc(self, doc_id: str, heading: str, if_match: str | None = None) -> WriteResult:
+        """File ``doc_id`` (a shipped doc from the new-docs tail, say) under ``heading``."""
+        doc_id = check_doc_id(doc_id)
+        if not isinstance(heading, str) or not heading.strip() or "\n" in heading:
+            raise InvalidArguments("heading must be one line of text, such as '## Procedures'.")
+
+        def edit(parsed: ParsedIndex) -> str:
+            listed = next((e for e in parsed.entries if e.doc_id == doc_id), None)
+            if listed is not None:
+                raise EditRefused(f"{doc_id!r} is already listed, under {listed.heading or 'no heading'}.")
+            doc = self.store.read(Tier.SHIPPED, doc_id) or self.store.read(Tier.LOCAL, doc_id)
+            if doc is None:
+                raise self._not_found(doc_id)
+            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading.strip())
+
+        result = self._edit_index(edit, if_match)
+        shown = heading.strip() if heading.lstrip().startswith("#") else f"## {heading.strip()}"
+        return WriteResult(result.id, result.outcome, shown, False, result.changes)
+
+    def ignore_doc(self, doc_id: str, if_match: str | None = None) -> WriteResult:
+        """Put shipped ``doc_id`` on the ignored: line: the tail stops offering it (§2)."""
+        doc_id = check_doc_id(doc_id)
+
+        def edit(parsed: ParsedIndex) -> str:
+            if not self.store.exists(Tier.SHIPPED, doc_id):
+                raise InvalidArguments(
+                    f"{doc_id!r} is not a shipped doc; the ignored: line names shipped docs only. A local "
+                    "doc is retired by removing its index line."
+                )
+            if doc_id in parsed.ignored:
+                return "\n".join(parsed.lines)
+            if doc_id in parsed.entry_ids:
+                raise EditRefused(
+                    f"{doc_id!r} has an entry in the index; remove that line (it is then ignored by "
+                    f"adding it here) with {write_replace(INDEX_ID)}."
+                )
+            return ignore_id(parsed, doc_id)
+
+        return self._edit_index(edit, if_match)
+
+    def _edit_index(self, edit, if_match: str | None) -> WriteResult:
+        self._index_file_for_writing()
+        with self.store.lock():
+            index = self.store.read(Tier.LOCAL, INDEX_ID)
+            assert index is not None
+            self._check_precondition(INDEX_ID, index, if_match, implicit=False)
+            parsed = parse_index(index.text)
+            after = edit(parsed)
+            if after == index.text:
+                return WriteResult(INDEX_ID, "unchanged", None, False, ())
+            _check_body(INDEX_ID, after)
+            check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
+            return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
 
 
-def _updated(doc: DocFile) -> str:
-    """The frontmatter's ``updated``, else the file's modification date (§1)."""
-    declared = parse_frontmatter(doc.text).text("updated")
-    return declared or time.strftime("%Y-%m-%d", time.localtime(doc.mtime))
-
-
-def _unified_diff(before: str | None, after: str, doc_id: str, from_label: str, to_label: str) -> str:
-    name = str(relative_doc_path(doc_id))
-    lines = difflib.unified_diff(
-        (before or "").splitlines(),
-        after.splitlines(),
-        fromfile="/dev/null" if before is None else f"a/{name} ({from_label})",
-        tofile=f"b/{name} ({to_label})",
-        lineterm="",
+def doc_view(doc: DocFile, shadows_shipped: bool) -> DocView:
+    parsed = parse_frontmatter(doc.text)
+    info = describe(doc.doc_id, doc.text)
+    return DocView(
+        id=doc.doc_id,
+        tier=doc.tier.value,
+        title=info.title,
+        description=info.description,
+        updated=updated_of(doc),
+        shadows_shipped=shadows_shipped,
+        sha256=doc.sha256,
+        text=doc.text,
+        body=parsed.body,
+        frontmatter=tuple((k, v if isinstance(v, str) else ", ".join(v)) for k, v in parsed.fields.items()),
+        links=links_of(doc.text),
+        path=doc.path,
     )
-    return "\n".join(lines)
+
+
+def _mode(local: DocFile | None) -> int | None:
+    return local.mode if local is not None else None
+
+
+def _normalise_body(body: str) -> str:
+    body = body.replace("\r\n", "\n")
+    return body if body.endswith("\n") else body + "\n"
+
+
+def _check_text(name: str, value: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InvalidArguments(
+            f"{argument(name)} holds a lone surrogate (U+{ord(value[err.start]):04X} at character "
+            f"{err.start}), which cannot be saved as UTF-8. Nothing was written. It usually comes from "
+            "bytes that were not UTF-8: re-encode the text as UTF-8 and retry."
+        ) from None
+
+
+def _check_arguments(body: object, old: object, new: object, if_match: object) -> None:
+    for name, value in (("body", body), ("old", old), ("new", new), ("if_match", if_match)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidArguments(f"{argument(name)} must be a string, not {type(value).__name__}.")
+        if isinstance(value, str):
+            _check_text(name, value)
+    if body is not None and (old is not None or new is not None):
+        raise InvalidArguments(
+            f"Pass either {argument('body')}, or {argument('old')} and {argument('new')}, not both: "
+            f"{argument('body')} replaces the whole doc."
+        )
+    if body is None and old is None and new is None:
+        raise InvalidArguments(
+            f"Nothing to write: pass {argument('body')} to create or replace the doc, or "
+            f"{argument('old')} and {argument('new')} to replace one exact piece of it."
+        )
+    if body is None and (old is None or new is None):
+        missing = "new" if new is None else "old"
+        raise InvalidArguments(
+            f"{argument('old')} and {argument('new')} go together, and {argument(missing)} is missing. "
+            f"To delete a piece of text, pass an empty {argument('new')}."
+        )
+    if old == "":
+        raise InvalidArguments(
+            f"{argument('old')} is empty. Quote the exact text to replace, including a neighbouring "
+            "line if it is short."
+        )
+
+
+def _check_body(doc_id: str, text: str) -> None:
+    if not text.strip():
+        raise EditRefused(
+            f"That would leave {doc_id!r} empty, and there is no delete. To retire a doc, remove its line "
+            "from the index (a shipped doc: put its id on the ignored: line)."
+        )
+    lines = line_count(text)
+    if lines > BODY_LINE_CAP:
+        raise LimitExceeded(
+            f"{doc_id!r} would be {lines} lines; the cap is {BODY_LINE_CAP}, since a doc is read whole "
+            "into context. Nothing was written. Shorten it, or move a self-contained part into a doc of "
+            "its own and link it as [[id]]."
+        )
 
 
 def _occurrences(text: str, old: str) -> int:
@@ -76,259 +476,22 @@ def _occurrences(text: str, old: str) -> int:
     return count
 
 
-def _normalise_body(body: str) -> str:
-    body = body.replace("\r\n", "\n")
-    return body if body.endswith("\n") else body + "\n"
-
-
-class Docs:
-    """One caller's read_doc / write_doc over a ``Store``."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self._served: dict[str, _Served] = {}
-
-    # -- reading -------------------------------------------------------------------------------
-
-    def _local_index(self) -> DocFile:
-        self.store.ensure_index()
-        doc = self.store.read(Tier.LOCAL, INDEX_ID)
-        if doc is None:  # deleted between the two calls: seed again
-            self.store.ensure_index()
-            doc = self.store.read(Tier.LOCAL, INDEX_ID)
-        assert doc is not None
-        return doc
-
-    def render_index(self) -> str:
-        """The local index with its markers and tails (§2); seeds the index on first use."""
-        index = self._local_index()
-        self._served[INDEX_ID] = _Served(Tier.LOCAL, index.sha256)
-        return render_index(self.store, index.text)
-
-    def read_doc(self, doc_id: str) -> str:
-        """The doc under a one-line header; ``index`` renders the index; ``<id>@diff`` diffs a shadow."""
-        doc_id, view = split_view(doc_id)
-        if is_collection_id(doc_id):
-            raise InvalidDocId(
-                f"{doc_id!r} names a collection; ids ending in '/' are reserved and not readable yet. "
-                "Read one doc by its id; read_doc('index') lists them."
-            )
-        if doc_id == INDEX_ID:
-            if view:
-                raise InvalidDocId(
-                    "The index has no shipped copy to diff against. read_doc('index') shows it, and its "
-                    "closing tails list what the release added or changed."
-                )
-            rendered = self.render_index()
-            index = self.store.read(Tier.LOCAL, INDEX_ID)
-            when = _updated(index) if index else "now"
-            header = (
-                f"[index · local · updated {when} · rendered: the {MISSING}/{LOCAL_COPY} markers and "
-                "the closing tails come from the loader, not from index.md]"
-            )
-            return f"{header}\n\n{rendered}"
-        self.store.ensure_index()
-        if view == DIFF_VIEW:
-            return self._diff_view(doc_id)
-        doc = self.store.read(Tier.LOCAL, doc_id)
-        shadows = doc is not None and self.store.exists(Tier.SHIPPED, doc_id)
-        if doc is None:
-            doc = self.store.read(Tier.SHIPPED, doc_id)
-        if doc is None:
-            raise self._not_found(doc_id)
-        self._served[doc_id] = _Served(doc.tier, doc.sha256)
-        parts = [doc_id, doc.tier.value, f"updated {_updated(doc)}"]
-        if shadows:
-            parts.append("shadows shipped")
-        return f"[{' · '.join(parts)}]\n\n{doc.text}"
-
-    def _diff_view(self, doc_id: str) -> str:
-        local = self.store.read(Tier.LOCAL, doc_id)
-        shipped = self.store.read(Tier.SHIPPED, doc_id)
-        if local is None or shipped is None:
-            if local is None and shipped is None:
-                raise self._not_found(doc_id)
-            where = "only a shipped doc" if local is None else "a local doc with no shipped counterpart"
-            raise InvalidDocId(
-                f"{doc_id!r} is {where}, so there is nothing to diff: '@diff' compares a local copy with "
-                f"the shipped text it shadows. read_doc({doc_id!r}) shows the doc itself."
-            )
-        header = (
-            f"[{doc_id}@diff · your local copy against the current shipped text · this mixes your own "
-            "edits with the release's changes: only hashes of earlier releases are kept, not their text]"
-        )
-        diff = _unified_diff(shipped.text, local.text, doc_id, "shipped", "local")
-        return f"{header}\n\n{diff or 'No differences: your local copy matches the shipped text.'}"
-
-    def _not_found(self, doc_id: str) -> DocNotFound:
-        parsed = parse_index(self._local_index().text)
-        if doc_id in parsed.entry_ids:
-            return DocNotFound(
-                f"No doc {doc_id!r}: the index lists it, but no file exists (it shows as {MISSING}). "
-                f"Write it with write_doc({doc_id!r}, body=...), or remove its line from the index."
-            )
-        close = difflib.get_close_matches(doc_id, listed_ids(self.store, parsed), n=3, cutoff=0.6)
-        guess = f" Did you mean {' or '.join(repr(i) for i in close)}?" if close else ""
-        return DocNotFound(f"No doc {doc_id!r}.{guess} read_doc('index') lists them all.")
-
-    # -- writing -------------------------------------------------------------------------------
-
-    def write_doc(
-        self, doc_id: str, body: str | None = None, old: str | None = None, new: str | None = None
-    ) -> str:
-        """Create or replace a local doc (``body``), or replace one exact piece (``old``/``new``).
-
-        Returns what changed as a unified diff. Shipped ids are copy-on-write. A refused write
-        writes nothing at all.
-        """
-        doc_id = check_doc_id(doc_id)
-        if is_collection_id(doc_id):
-            raise InvalidDocId(
-                f"{doc_id!r} ends with '/', which is reserved for collections. Write a doc inside it "
-                f"instead, such as {doc_id + 'my-doc'!r}."
-            )
-        _check_arguments(body, old, new)
-        self.store.ensure_index()
-        try:
-            with self.store.lock():
-                return self._write_locked(doc_id, body, old, new)
-        except EditRefused as err:
-            if doc_id == INDEX_ID and old is not None and old.replace("\r\n", "\n") in self.render_index():
-                raise EditRefused(
-                    f"{err} That text comes from the loader's rendering (a {MISSING} or {LOCAL_COPY} "
-                    "marker, or a closing tail), which is not in index.md: quote the file's own lines, "
-                    "without those suffixes, or add a new line instead of moving one from a tail."
-                ) from None
-            raise
-
-    def _write_locked(self, doc_id: str, body: str | None, old: str | None, new: str | None) -> str:
-        local = self.store.read(Tier.LOCAL, doc_id)
-        shipped = self.store.read(Tier.SHIPPED, doc_id) if doc_id != INDEX_ID else None
-        base = local or shipped
-        if body is not None:
-            self._refuse_stale_body(doc_id, local)
-            after = _normalise_body(body)
-        else:
-            assert old is not None
-            assert new is not None
-            if base is None:
-                raise DocNotFound(
-                    f"No doc {doc_id!r} to edit. Create it with write_doc({doc_id!r}, body=...), or check "
-                    "the id against read_doc('index')."
-                )
-            after = _replace_once(doc_id, base.text, old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
-        if base is not None and after == base.text:
-            return f"No change: {doc_id!r} already has this text, so nothing was written."
-        _check_body(doc_id, after)
-        if doc_id == INDEX_ID:
-            check_entry_cap(base.text if base else None, after)
-        filing = self._plan_filing(doc_id, after) if base is None else None
-
-        written = self.store.write_local(doc_id, after, crlf=bool(local and local.crlf))
-        if body is not None or self._served.get(doc_id) == _state(base):
-            self._served[doc_id] = _Served(Tier.LOCAL, written.sha256)
-        report = [self._summary(doc_id, local, shipped, filing is not None)]
-        if filing is not None:
-            index, index_after = filing
-            written_index = self.store.write_local(INDEX_ID, index_after, crlf=index.crlf)
-            if self._served.get(INDEX_ID) == _state(index):
-                self._served[INDEX_ID] = _Served(Tier.LOCAL, written_index.sha256)
-        before_label = "shipped" if local is None and shipped is not None else "before"
-        report.append(_unified_diff(base.text if base else None, after, doc_id, before_label, "local"))
-        if filing is not None:
-            report.append(_unified_diff(index.text, index_after, INDEX_ID, "before", "after"))
-        return "\n\n".join(report)
-
-    def _plan_filing(self, doc_id: str, text: str) -> tuple[DocFile, str] | None:
-        """§3: a created doc gets an index entry under ## Unfiled, unless it already has one."""
-        if doc_id == INDEX_ID:
-            return None
-        index = self._local_index()
-        if doc_id in parse_index(index.text).entry_ids:
-            return None
-        index_after = file_entry(index.text, doc_id, describe(doc_id, text).description)
-        check_entry_cap(index.text, index_after, doc_id=doc_id)
-        _check_body(INDEX_ID, index_after)
-        return index, index_after
-
-    def _refuse_stale_body(self, doc_id: str, local: DocFile | None) -> None:
-        served = self._served.get(doc_id)
-        if local is None or served is None or served == _state(local):
-            return
-        raise EditRefused(
-            f"{doc_id!r} changed on disk since you last read it, so a full body from that reading would "
-            "overwrite someone else's edit. Nothing was written. read_doc("
-            f"{doc_id!r}) to see the current text and write again, or use old/new, which only touches "
-            "the text it quotes."
-        )
-
-    @staticmethod
-    def _summary(doc_id: str, local: DocFile | None, shipped: DocFile | None, filed: bool) -> str:
-        if local is None and shipped is not None:
-            return (
-                f"Created a local copy of shipped doc {doc_id!r}; it now shadows the shipped text, and "
-                f"the index marks it {LOCAL_COPY}."
-            )
-        if local is None:
-            if filed:
-                return f"Created local doc {doc_id!r} and filed it under {UNFILED_HEADING} in the index."
-            return f"Created local doc {doc_id!r}; the index already lists it."
-        return "Edited the index." if doc_id == INDEX_ID else f"Updated local doc {doc_id!r}."
-
-
-def _check_arguments(body: object, old: object, new: object) -> None:
-    for name, value in (("body", body), ("old", old), ("new", new)):
-        if value is not None and not isinstance(value, str):
-            raise EditRefused(f"{name} must be a string, not {type(value).__name__}.")
-    if body is not None and (old is not None or new is not None):
-        raise EditRefused("Pass either body, or old and new, not both: body replaces the whole doc.")
-    if body is None and old is None and new is None:
-        raise EditRefused(
-            "Nothing to write: pass body=... to create or replace the doc, or old=... and new=... to "
-            "replace one exact piece of it."
-        )
-    if body is None and (old is None or new is None):
-        missing = "new" if new is None else "old"
-        raise EditRefused(
-            f"old and new go together, and {missing} is missing. To delete a piece of text, pass new=''."
-        )
-    if old == "":
-        raise EditRefused(
-            "old is empty. Quote the exact text to replace, including a neighbouring line if it is short."
-        )
-
-
-def _check_body(doc_id: str, text: str) -> None:
-    if not text.strip():
-        raise EditRefused(
-            f"That would leave {doc_id!r} empty, and there is no delete. To retire a doc, remove its line "
-            "from the index (a shipped doc: put its id on the ignored: line)."
-        )
-    lines = len(text.splitlines())
-    if lines > BODY_LINE_CAP:
-        raise LimitExceeded(
-            f"{doc_id!r} would be {lines} lines; the cap is {BODY_LINE_CAP}, since a doc is read whole "
-            "into context. Nothing was written. Shorten it, or move a self-contained part into a doc of "
-            "its own and link it as [[id]]."
-        )
-
-
 def _replace_once(doc_id: str, text: str, old: str, new: str) -> str:
     count = _occurrences(text, old)
     if count == 1:
         return text.replace(old, new, 1)
     if count > 1:
         raise EditRefused(
-            f"old matches {count} times in {doc_id!r}; it must match exactly once. Nothing was written. "
-            "Include more of the surrounding text (a neighbouring line, or the heading above) in both "
-            "old and new."
+            f"{argument('old')} matches {count} times in {doc_id!r}; it must match exactly once. Nothing "
+            "was written. Include more of the surrounding text (a neighbouring line, or the heading "
+            f"above) in both {argument('old')} and {argument('new')}."
         )
-    hint = f"read_doc({doc_id!r}) shows the current text; copy old from it exactly."
+    hint = f"{read(doc_id)} shows the current text; copy {argument('old')} from it exactly."
     if old.lstrip().startswith(f"[{doc_id} ·"):
-        hint = "The first line read_doc returns is a header, not part of the doc: leave it out of old."
+        hint = f"The first line {read(doc_id)} prints is a header, not part of the doc: leave it out."
     elif " ".join(old.split()) in " ".join(text.split()):
         hint = (
-            "It matches only when whitespace is ignored: copy old exactly, with its indentation, "
-            "line breaks and spacing."
+            f"It matches only when whitespace is ignored: copy {argument('old')} exactly, with its "
+            "indentation, line breaks and spacing."
         )
-    raise EditRefused(f"old was not found in {doc_id!r}, so nothing was written. {hint}")
+    raise EditRefused(f"{argument('old')} was not found in {doc_id!r}, so nothing was written. {hint}")

@@ -2,37 +2,41 @@
 
 §1: shipped (read-only, inside the package) and local (the user's), read fresh on every access.
 Writes go to the local tier only, atomically and durably (temp file in the same directory, fsync,
-rename, fsync of the directory). Every read-modify-write holds ``lock()``, one inter-process lock
-per local tier, so writers in different processes never drop each other's edits. Reads take no
+rename, fsync of the directory), and every write holds ``lock()``, one inter-process lock per
+local tier, so writers in different processes never drop each other's edits. Reads take no
 lock: a rename is atomic, so a reader sees the old file or the new one, never half of one.
+Nothing here blocks on a file that is not a regular file (a FIFO, a socket, a device): such a
+file is refused, never opened for a wait.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import stat
-import tempfile
-import threading
+import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
-
-import filelock
 
 from .errors import InvalidDocId, StoreUnavailable, UnreadableDoc
 from .ids import DOC_SUFFIX, ID_RULES, INDEX_ID, is_banked, is_valid_doc_id
-
-# Read once: os.umask can only be read by setting it, and setting it while another thread (the
-# user's cell, in a kernel) creates a file would give that file the wrong permissions.
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
+from .lock import TierLock
+from .phrases import read
 
 LOCK_NAME = ".lock"
+MANIFEST_NAME = ".shipped-manifest.json"
 LOCK_TIMEOUT_SECONDS = 30
-_EMPTY_INDEX = "# Docs\n"
+TEMP_PREFIX, TEMP_SUFFIX = ".tmp-", ".part"
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_NEW_FILE_MODE = 0o666  # the process umask applies, as for any file the user creates
+
+Fingerprint = tuple[tuple[str, int, int, int], ...]
 
 
 class Tier(Enum):
@@ -47,17 +51,52 @@ class DocFile:
     doc_id: str
     tier: Tier
     path: str
-    text: str
+    data: bytes = field(repr=False)
+    text: str = field(repr=False)
     crlf: bool
-    sha256: str
     mtime: float
+    mode: int
+
+    @cached_property
+    def sha256(self) -> str:
+        return sha256_of(self.data)
 
 
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _fsync_directory(directory: Path) -> None:
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _read_regular(path: str) -> tuple[bytes, os.stat_result]:
+    """The bytes of ``path``, opened so that a FIFO or device can never block the read."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnreadableDoc(
+                f"{path} is {_kind_of(status.st_mode)}, not a doc file. Move it out of the docs "
+                "directory; the store never reads or replaces it."
+            )
+        chunks = []
+        while chunk := os.read(fd, max(status.st_size, 1 << 16)):
+            chunks.append(chunk)
+        return b"".join(chunks), status
+    finally:
+        os.close(fd)
+
+
+def _fsync_directory(directory: str) -> None:
     # Windows cannot open a directory; there the rename itself is what is durable.
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
@@ -67,25 +106,39 @@ def _fsync_directory(directory: Path) -> None:
             os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that no reader or crash ever sees a partial file."""
-    directory = path.parent
-    mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else None
-    fd, temp_name = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=directory)
+def atomic_write(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` so that no reader or crash ever sees a partial file.
+
+    ``mode`` keeps an existing file's permissions; a new file gets the usual ones (umask applied).
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(path)
+    temp = os.path.join(directory, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
+    fd = os.open(temp, _TEMP_FLAGS, _NEW_FILE_MODE if mode is None else mode)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is None:
-            mode = 0o666 & ~_UMASK
-        os.chmod(temp_name, mode)
-        os.replace(temp_name, path)
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)  # the umask may have narrowed it
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
+            os.unlink(temp)
         raise
     _fsync_directory(directory)
+
+
+def _write_failure(path: str, err: OSError) -> StoreUnavailable:
+    what = "The disk is full" if err.errno == errno.ENOSPC else err.strerror
+    return StoreUnavailable(
+        f"Could not write {path}: {what}. Nothing was changed; check that the local docs directory "
+        "is writable and has space (DocStore.docs_local_dir moves it)."
+    )
 
 
 class Store:
@@ -95,8 +148,9 @@ class Store:
         self.shipped_dir = Path(shipped_dir).expanduser().resolve()
         self.local_dir = Path(local_dir).expanduser().resolve()
         self.shipped_version = shipped_version
-        self._held = threading.local()
         self._root_paths = {Tier.SHIPPED: str(self.shipped_dir), Tier.LOCAL: str(self.local_dir)}
+        self._lock = TierLock(os.path.join(self._root_paths[Tier.LOCAL], LOCK_NAME), LOCK_TIMEOUT_SECONDS)
+        self._swept: set[str] = set()
         if not self.shipped_dir.is_dir():
             raise StoreUnavailable(
                 f"The shipped docs directory {self.shipped_dir} does not exist. Reinstall "
@@ -114,8 +168,8 @@ class Store:
         return self.shipped_dir if tier is Tier.SHIPPED else self.local_dir
 
     # -- paths ---------------------------------------------------------------------------------
-    # Paths are built as strings and probed with lstat: these run once or twice per index entry on
-    # every render, so they stay close to the bare syscalls (benchmarks/bench_store.py).
+    # Paths are strings probed with lstat: a probe runs per index entry on every render, so it
+    # stays one syscall per path segment (one in all for a flat id).
 
     def _probe(self, tier: Tier, doc_id: str) -> tuple[str, os.stat_result | None]:
         """The file path of ``doc_id`` in ``tier`` and its stat (None when absent).
@@ -126,16 +180,19 @@ class Store:
         root = self._root_paths[tier]
         parts = doc_id.split("/")
         parts[-1] += DOC_SUFFIX
-        path = current = root
+        current = root
+        status = None
         for part in parts:
-            path = current = current + os.sep + part
+            current = current + os.sep + part
             try:
                 status = os.lstat(current)
             except (FileNotFoundError, NotADirectoryError):
                 return os.path.join(root, *parts), None
+            except OSError as err:
+                raise self._unreachable(doc_id, current, err) from None
             if stat.S_ISLNK(status.st_mode):
                 return self._follow_link(tier, doc_id, os.path.join(root, *parts))
-        return path, status
+        return current, status
 
     def _follow_link(self, tier: Tier, doc_id: str, path: str) -> tuple[str, os.stat_result | None]:
         root = self._root_paths[tier]
@@ -149,16 +206,23 @@ class Store:
             return path, os.stat(real)
         except (FileNotFoundError, NotADirectoryError):
             return path, None
+        except OSError as err:
+            raise self._unreachable(doc_id, path, err) from None
 
-    def path_of(self, tier: Tier, doc_id: str) -> Path:
+    @staticmethod
+    def _unreachable(doc_id: str, path: str, err: OSError) -> UnreadableDoc:
+        problem = "it is a symlink loop" if err.errno == errno.ELOOP else err.strerror or str(err)
+        return UnreadableDoc(f"Cannot reach doc {doc_id!r} at {path}: {problem}. Fix or remove that path.")
+
+    def path_of(self, tier: Tier, doc_id: str) -> str:
         """The file of ``doc_id`` in ``tier``; refuses any id whose real location leaves the tier."""
-        return Path(self._probe(tier, doc_id)[0])
+        return self._probe(tier, doc_id)[0]
 
     def exists(self, tier: Tier, doc_id: str) -> bool:
-        """Whether ``doc_id`` has a file in ``tier``; an id that escapes its tier has none."""
+        """Whether ``doc_id`` has a regular file in ``tier``; an id that escapes its tier has none."""
         try:
             status = self._probe(tier, doc_id)[1]
-        except InvalidDocId:
+        except (InvalidDocId, UnreadableDoc):
             return False
         return status is not None and stat.S_ISREG(status.st_mode)
 
@@ -171,11 +235,10 @@ class Store:
             return None
         if stat.S_ISDIR(status.st_mode):
             raise UnreadableDoc(
-                f"{path} is a directory, not a doc. Ids name files: read_doc('index') lists the docs."
+                f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
             )
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
+            data, status = _read_regular(path)
         except FileNotFoundError:
             return None  # removed between the probe and the read
         except OSError as err:
@@ -193,10 +256,11 @@ class Store:
             doc_id=doc_id,
             tier=tier,
             path=path,
+            data=data,
             text=raw.replace("\r\n", "\n") if crlf else raw,
             crlf=crlf,
-            sha256=sha256_of(data),
             mtime=status.st_mtime,
+            mode=stat.S_IMODE(status.st_mode),
         )
 
     def _walk_ids(self, tier: Tier) -> Iterator[str]:
@@ -234,45 +298,39 @@ class Store:
 
         Re-entrant within a thread, so a locked operation may call another that locks.
         """
-        if getattr(self._held, "depth", 0):
-            self._held.depth += 1
-            try:
-                yield
-            finally:
-                self._held.depth -= 1
-            return
         self._ensure_local_dir()
-        lock = filelock.FileLock(self.local_dir / LOCK_NAME, timeout=LOCK_TIMEOUT_SECONDS)
-        try:
-            lock.acquire()
-        except filelock.Timeout:
-            raise StoreUnavailable(
-                f"Another process has held the lock on {self.local_dir} for over "
-                f"{LOCK_TIMEOUT_SECONDS} s. Retry; if it persists, look for a stuck writer."
-            ) from None
-        self._held.depth = 1
-        try:
+        with self._lock.held():
             yield
-        finally:
-            self._held.depth = 0
-            lock.release()
 
-    def write_local(self, doc_id: str, text: str, crlf: bool = False) -> DocFile:
+    def write_local(self, doc_id: str, text: str, *, crlf: bool = False, mode: int | None = None) -> DocFile:
         """Atomically write ``doc_id`` in the local tier; ``text`` uses '\\n', ``crlf`` restores CRLF."""
         path = self.path_of(Tier.LOCAL, doc_id)
-        if path.is_symlink():
-            path = path.resolve()  # keep the user's link; path_of checked the target is inside the tier
+        if os.path.islink(path):
+            path = os.path.realpath(path)  # keep the user's link; path_of checked it stays inside
         data = (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, data)
-            mtime = path.stat().st_mtime
-        except OSError as err:
-            raise StoreUnavailable(
-                f"Could not write {path}: {err.strerror}. Nothing was changed; check that the local "
-                "docs directory is writable (DocStore.docs_local_dir moves it)."
-            ) from err
-        return DocFile(doc_id, Tier.LOCAL, str(path), text, crlf, sha256_of(data), mtime)
+        with self.lock():
+            try:
+                directory = os.path.dirname(path)
+                os.makedirs(directory, exist_ok=True)
+                self._sweep_temp_files(directory)
+                atomic_write(path, data, mode)
+                status = os.stat(path)
+            except OSError as err:
+                raise _write_failure(path, err) from err
+        return DocFile(
+            doc_id, Tier.LOCAL, path, data, text, crlf, status.st_mtime, stat.S_IMODE(status.st_mode)
+        )
+
+    def _sweep_temp_files(self, directory: str) -> None:
+        """Remove temp files a killed writer left (under the lock no live writer has one open)."""
+        if directory in self._swept:
+            return
+        self._swept.add(directory)
+        with contextlib.suppress(OSError), os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.name.startswith(TEMP_PREFIX) and entry.name.endswith(TEMP_SUFFIX):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
 
     def _ensure_local_dir(self) -> None:
         try:
@@ -283,32 +341,48 @@ class Store:
                 "DocStore.docs_local_dir at a writable directory."
             ) from err
 
-    def ensure_index(self) -> None:
-        """§2: seed the local index from the shipped one when the local tier has none."""
-        if self.exists(Tier.LOCAL, INDEX_ID):
-            return
-        with self.lock():
-            if self.exists(Tier.LOCAL, INDEX_ID):
-                return
-            shipped = self.read(Tier.SHIPPED, INDEX_ID)
-            self.write_local(INDEX_ID, shipped.text if shipped else _EMPTY_INDEX)
-
     # -- the loader's own bookkeeping beside the docs (§4) ---------------------------------------
 
     def read_state(self, name: str) -> bytes | None:
-        """A hidden bookkeeping file of the local tier (never a doc), or None."""
+        """A hidden bookkeeping file of the local tier (never a doc), or None when absent or unusable."""
         try:
-            return (self.local_dir / name).read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
+            return _read_regular(os.path.join(self._root_paths[Tier.LOCAL], name))[0]
+        except (OSError, UnreadableDoc):
             return None
 
     def write_state(self, name: str, data: bytes) -> None:
         """Atomically write a hidden bookkeeping file (a '.' name, so never taken for a doc)."""
-        self._ensure_local_dir()
-        try:
-            atomic_write(self.local_dir / name, data)
-        except OSError as err:
-            raise StoreUnavailable(
-                f"Could not write {self.local_dir / name}: {err.strerror}. Check that the local docs "
-                "directory is writable."
-            ) from err
+        path = os.path.join(self._root_paths[Tier.LOCAL], name)
+        with self.lock():
+            try:
+                self._sweep_temp_files(self._root_paths[Tier.LOCAL])
+                atomic_write(path, data)
+            except OSError as err:
+                raise _write_failure(path, err) from err
+
+    # -- change detection ------------------------------------------------------------------------
+
+    def fingerprint(self, *, every_local_file: bool = False) -> Fingerprint:
+        """A cheap summary that moves whenever the rendered index can change.
+
+        The rendering depends on index.md, on which doc files exist (every store write is a
+        rename, which moves its directory's mtime), on the shipped docs' text and on the
+        manifest. ``every_local_file`` adds each local file, for watchers that show doc bodies.
+        """
+        local, shipped = self._root_paths[Tier.LOCAL], self._root_paths[Tier.SHIPPED]
+        paths = [os.path.join(local, f"{INDEX_ID}{DOC_SUFFIX}"), os.path.join(local, MANIFEST_NAME)]
+        for root, with_files in ((local, every_local_file), (shipped, True)):
+            for directory, subdirectories, names in os.walk(root):
+                subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+                paths.append(directory)
+                if with_files:
+                    paths += [os.path.join(directory, n) for n in names if not n.startswith(".")]
+        return tuple(_stat_summary(path) for path in paths)
+
+
+def _stat_summary(path: str) -> tuple[str, int, int, int]:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return (path, -1, -1, -1)
+    return (path, status.st_mtime_ns, status.st_size, status.st_ino)

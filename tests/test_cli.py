@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -11,7 +12,7 @@ def _run(*args, stdin=None):
         [sys.executable, "-m", "biopb_kernel_docs", *args],
         input=stdin,
         capture_output=True,
-        text=True,
+        text=isinstance(stdin, str | None),
         timeout=60,
     )
 
@@ -75,14 +76,14 @@ def test_refusal_prints_the_store_message_on_stderr_and_exits_1(tiers):
     assert done.stdout == ""
     assert (
         done.stderr.strip()
-        == "No doc 'flatfeld'. Did you mean 'flatfield'? read_doc('index') lists them all."
+        == "No doc 'flatfeld'. Did you mean 'flatfield'? biopb-kernel-docs index lists them all."
     )
 
 
 def test_usage_mistakes_exit_2_with_usage(tiers):
     missing_id = _run("read", *_tier_args(tiers))
     assert missing_id.returncode == 2
-    assert "Usage: biopb-kernel-docs read ID" in missing_id.stderr
+    assert "usage: biopb-kernel-docs read" in missing_id.stderr
     no_subcommand = _run()
     assert no_subcommand.returncode == 2
     two_stdin = _run("write", "x", "--old-file", "-", "--new-file", "-", *_tier_args(tiers))
@@ -101,3 +102,83 @@ def test_console_script_is_installed(tiers):
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_an_argument_mistake_exits_2_in_the_command_lines_own_words(tiers):
+    done = _run("write", "mine", *_tier_args(tiers))
+    assert done.returncode == 2
+    assert "pass --body-file to create or replace the doc, or --old-file and --new-file" in done.stderr
+    assert "body=" not in done.stderr
+
+
+def test_if_match_refuses_a_write_based_on_stale_text_and_changes_nothing(tiers):
+    tiers.put_local("mine", "# Mine\n\nfirst\n")
+    sha = _run("read", "mine", "--sha", *_tier_args(tiers)).stdout.strip()
+    assert len(sha) == 64
+    tiers.put_local("mine", "# Mine\n\nsomeone else's edit\n")
+    done = _run("write", "mine", "--body-file", "-", "--if-match", sha, *_tier_args(tiers), stdin="# Mine\n")
+    assert done.returncode == 1
+    assert "has changed since the text this write was based on (--if-match" in done.stderr
+    assert "biopb-kernel-docs read mine to see the current text" in done.stderr
+    assert tiers.local_text("mine") == "# Mine\n\nsomeone else's edit\n"
+    fresh = _run("read", "mine", "--sha", *_tier_args(tiers)).stdout.strip()
+    done = _run(
+        "write", "mine", "--body-file", "-", "--if-match", fresh, *_tier_args(tiers), stdin="# Mine\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert tiers.local_text("mine") == "# Mine\n"
+
+
+def test_json_output_is_the_value_itself(tiers):
+    done = _run("read", "flatfield", "--json", *_tier_args(tiers))
+    value = json.loads(done.stdout)
+    assert (value["type"], value["id"], value["tier"], value["shadows_shipped"]) == (
+        "DocView",
+        "flatfield",
+        "shipped",
+        False,
+    )
+    assert value["frontmatter"] == [["description", "fix shading"], ["updated", "2026-01-02"]]
+
+
+def test_config_reports_the_directories_and_where_each_came_from(tiers):
+    done = _run("config", *_tier_args(tiers))
+    assert done.returncode == 0, done.stderr
+    assert f"docs_local_dir   {tiers.local}    (the command line)" in done.stdout
+    assert "shipped_version  0.1.0    (default)" in done.stdout
+    assert "biopb_kernel_docs_config.json" in done.stdout
+
+
+def test_file_and_ignore_verbs_clear_the_new_docs_tail(tiers):
+    _run("index", *_tier_args(tiers))
+    assert _run("file", "segment-nuclei", "## Procedures", *_tier_args(tiers)).returncode == 0
+    index = tiers.local_text("index")
+    assert "- stitch-tiles: assemble a grid of tiles\n- segment-nuclei: find the nuclei\n" in index
+    done = _run("ignore", "segment-nuclei", *_tier_args(tiers))
+    assert done.returncode == 1
+    assert "has an entry in the index" in done.stderr
+
+
+def test_version_and_every_verbs_help_with_an_example():
+    version = _run("--version")
+    assert version.returncode == 0
+    assert version.stdout.strip() == "biopb-kernel-docs 0.1.0"
+    for verb in ("read", "write", "index", "file", "ignore", "config", "mcp"):
+        done = _run(verb, "--help")
+        assert done.returncode == 0, verb
+        assert f"examples:\n  biopb-kernel-docs {verb}" in done.stdout, verb
+
+
+def test_a_lone_surrogate_or_undecodable_stdin_is_a_clear_refusal_not_a_traceback(tiers):
+    bad_id = subprocess.run(
+        [sys.executable, "-m", "biopb_kernel_docs", "read", "caf\udcff", *_tier_args(tiers)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert bad_id.returncode == 2
+    assert b"Traceback" not in bad_id.stderr
+    assert b"Invalid doc id" in bad_id.stderr
+    undecodable = _run("write", "mine", "--body-file", "-", *_tier_args(tiers), stdin=b"# caf\xe9\n")
+    assert undecodable.returncode == 2
+    assert b"stdin is not valid UTF-8 (byte 0xe9 at offset 5)" in undecodable.stderr
+    assert not (tiers.local / "mine.md").exists()

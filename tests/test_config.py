@@ -1,12 +1,17 @@
 from __future__ import annotations
 
+import json
 import logging
+import os
 from pathlib import Path
 
+import pytest
 from traitlets.config import Config
 
 from biopb_kernel_docs import __version__
-from biopb_kernel_docs.config import DocStore, default_shipped_dir
+from biopb_kernel_docs.config import DocStore
+from biopb_kernel_docs.errors import StoreUnavailable
+from biopb_kernel_docs.settings import CONFIG_NAME, default_shipped_dir, resolve
 
 
 def _store(**traits) -> DocStore:
@@ -18,30 +23,30 @@ def _store(**traits) -> DocStore:
 
 def test_default_local_dir_is_under_the_config_home(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
-    assert _store().local_dir == tmp_path / "cfg" / "biopb" / "docs"
+    assert _store().resolve().local_dir == tmp_path / "cfg" / "biopb" / "docs"
     monkeypatch.delenv("XDG_CONFIG_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert _store().local_dir == tmp_path / ".config" / "biopb" / "docs"
+    assert _store().resolve().local_dir == tmp_path / ".config" / "biopb" / "docs"
 
 
 def test_docs_local_dir_moves_the_local_tier_and_expands_home(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert _store(docs_local_dir="~/lab-docs").local_dir == tmp_path / "lab-docs"
+    assert _store(docs_local_dir="~/lab-docs").resolve().local_dir == tmp_path / "lab-docs"
 
 
 def test_skills_local_dir_is_read_as_an_alias_and_warns(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         store = _store(skills_local_dir=str(tmp_path / "old"))
-    assert store.local_dir == tmp_path / "old"
+    assert store.resolve().local_dir == tmp_path / "old"
     assert "skills_local_dir is deprecated" in caplog.text
     assert "docs_local_dir" in caplog.text
 
 
 def test_new_key_wins_when_both_are_set(tmp_path):
     store = _store(skills_local_dir=str(tmp_path / "old"), docs_local_dir=str(tmp_path / "new"))
-    assert store.local_dir == tmp_path / "new"
+    assert store.resolve().local_dir == tmp_path / "new"
     store = _store(docs_local_dir=str(tmp_path / "new"), skills_local_dir=str(tmp_path / "old"))
-    assert store.local_dir == tmp_path / "new"
+    assert store.resolve().local_dir == tmp_path / "new"
 
 
 def test_shipped_tier_defaults_to_the_packaged_seed_and_the_package_version(tmp_path):
@@ -61,3 +66,54 @@ def test_shipped_dir_and_version_can_be_overridden(tiers):
 def test_each_docs_call_is_a_new_caller(tiers):
     store = _store(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
     assert store.docs() is not store.docs()
+
+
+def _shared_file(home: Path, text: str, suffix: str = ".json") -> Path:
+    """The one shared config file, in the user's Jupyter config directory."""
+    path = home / ".jupyter" / f"{CONFIG_NAME}{suffix}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_the_shared_file_sets_the_local_dir_for_every_process(tmp_path):
+    home = Path(os.environ["HOME"])
+    path = _shared_file(home, json.dumps({"DocStore": {"docs_local_dir": str(tmp_path / "lab")}}))
+    assert _store().resolve().local_dir == tmp_path / "lab"
+    resolved = resolve({}, "the command line")
+    assert resolved.local_dir == tmp_path / "lab"
+    source = {s.name: s.source for s in resolved.view.settings}
+    assert source == {"docs_local_dir": str(path), "shipped_dir": "default", "shipped_version": "default"}
+    assert resolved.view.config_files == (str(path),)
+
+
+def test_a_python_shared_file_is_read_through_traitlets(tmp_path):
+    home = Path(os.environ["HOME"])
+    _shared_file(home, f"c.DocStore.docs_local_dir = {str(tmp_path / 'py')!r}\n", suffix=".py")
+    assert resolve({}, "the command line").local_dir == tmp_path / "py"
+
+
+def test_the_process_own_setting_wins_over_the_shared_file_and_says_so(tmp_path):
+    _shared_file(
+        Path(os.environ["HOME"]), json.dumps({"DocStore": {"docs_local_dir": str(tmp_path / "lab")}})
+    )
+    resolved = _store(docs_local_dir=str(tmp_path / "mine")).resolve()
+    assert resolved.local_dir == tmp_path / "mine"
+    assert resolved.view.settings[0].source == "this process's configuration"
+
+
+def test_the_new_key_in_the_shared_file_wins_over_the_alias_on_the_command_line(tmp_path):
+    _shared_file(
+        Path(os.environ["HOME"]), json.dumps({"DocStore": {"docs_local_dir": str(tmp_path / "new")}})
+    )
+    resolved = resolve({"skills_local_dir": str(tmp_path / "old")}, "the command line")
+    assert resolved.local_dir == tmp_path / "new"
+    assert resolved.warnings
+
+
+def test_a_broken_shared_file_is_a_store_error_naming_the_file():
+    path = _shared_file(Path(os.environ["HOME"]), "{not json")
+    with pytest.raises(StoreUnavailable) as caught:
+        resolve({}, "the command line")
+    assert str(path) in str(caught.value)
+    assert "Fix the file" in str(caught.value)

@@ -2,25 +2,26 @@ from __future__ import annotations
 
 import pytest
 
-from biopb_kernel_docs.errors import LimitExceeded
+from biopb_kernel_docs.errors import EditRefused, LimitExceeded
 from biopb_kernel_docs.index import (
-    ENTRY_CAP,
+    check_entry_cap,
+    file_entry,
+    ignore_id,
+    parse_index,
+    section_entries,
+)
+from biopb_kernel_docs.phrases import render
+from biopb_kernel_docs.render import (
     NEW_TAIL_INSTRUCTION,
     NEW_TAIL_TITLE,
     STALE_TAIL_INSTRUCTION,
     STALE_TAIL_TITLE,
-    check_entry_cap,
-    file_entry,
-    parse_index,
-    render_index,
-    section_entries,
+    index_text,
 )
 
 
 def _rendered(tiers, version=None):
-    store = tiers.store(version)
-    store.ensure_index()
-    return render_index(store, tiers.local_text("index"))
+    return index_text(tiers.docs(version).index())
 
 
 def _tail(rendered, title):
@@ -147,7 +148,7 @@ def test_stale_tail_flags_shadowed_docs_the_release_changed(tiers):
     tiers.ship("data", "# Data\n\nChanged, but nobody shadows it.\n")
     rendered = _rendered(tiers, version="1.1")
     lines = _tail(rendered, STALE_TAIL_TITLE)
-    assert lines[0] == STALE_TAIL_INSTRUCTION
+    assert lines[0] == render(STALE_TAIL_INSTRUCTION)
     assert lines[1:] == ['- flatfield: fix shading, now with darks — read_doc("flatfield@diff")']
 
 
@@ -170,38 +171,72 @@ def test_first_run_reports_nothing_stale(tiers):
 def test_filing_adds_an_unfiled_heading_before_a_closing_ignored_line():
     text = "# I\n\n## A\n- a: x\n\nignored: z\n"
     assert (
-        file_entry(text, "new", "the hook")
+        file_entry(parse_index(text), "new", "the hook")
         == "# I\n\n## A\n- a: x\n\n## Unfiled\n- new: the hook\n\nignored: z\n"
     )
 
 
 def test_filing_appends_to_an_existing_unfiled_section_wherever_it_is():
     text = "# I\n\n## Unfiled\n- a: x\n\n## B\n- b: y\n"
-    assert file_entry(text, "new", "h") == "# I\n\n## Unfiled\n- a: x\n- new: h\n\n## B\n- b: y\n"
+    assert (
+        file_entry(parse_index(text), "new", "h") == "# I\n\n## Unfiled\n- a: x\n- new: h\n\n## B\n- b: y\n"
+    )
 
 
 def test_filing_puts_the_hook_on_one_line():
-    assert file_entry("", "new", "two\nlines  here") == "## Unfiled\n- new: two lines here\n"
+    assert file_entry(parse_index(""), "new", "two\nlines  here") == "## Unfiled\n- new: two lines here\n"
 
 
-def _index_with(entries):
-    return "# I\n" + "".join(f"- doc-{n}: hook\n" for n in range(entries))
+def test_filing_under_a_named_heading_lands_at_the_end_of_that_section():
+    text = "# I\n\n## Procedures\n- a: x\n\n## References\n- r: y\n"
+    assert file_entry(parse_index(text), "new", "h", "## Procedures") == (
+        "# I\n\n## Procedures\n- a: x\n- new: h\n\n## References\n- r: y\n"
+    )
 
 
-def test_cap_allows_exactly_the_cap():
-    check_entry_cap(_index_with(ENTRY_CAP - 1), _index_with(ENTRY_CAP))
+def test_filing_below_an_unclosed_code_fence_is_refused_and_says_how_to_fix_it():
+    text = "# I\n\n## A\n- a: x\n\n```\nsome code, never closed\n"
+    with pytest.raises(EditRefused) as caught:
+        file_entry(parse_index(text), "new", "h")
+    assert "opened at line 6" in str(caught.value)
+    assert 'write_doc("index", old=..., new=...)' in str(caught.value)
 
 
-def test_cap_refuses_one_entry_more_and_says_what_to_do():
+def test_an_unclosed_fence_swallows_entries_below_it_as_the_loader_counts_them():
+    parsed = parse_index("- a: x\n```\n- b: y\n")
+    assert [e.doc_id for e in parsed.entries] == ["a"]
+    assert parsed.unclosed_fence_line == 1
+
+
+def test_ignoring_adds_to_the_existing_ignored_line_or_adds_one_last():
+    assert ignore_id(parse_index("# I\nignored: a\n"), "b") == "# I\nignored: a, b\n"
+    assert ignore_id(parse_index("# I\nignored:\n"), "b") == "# I\nignored: b\n"
+    assert ignore_id(parse_index("# I\n- a: x\n"), "b") == "# I\n- a: x\n\nignored: b\n"
+
+
+def test_entries_know_the_heading_they_sit_under():
+    parsed = parse_index("# I\n- top: t\n## Procedures\n- a: x\n### Sub\n- b: y\n")
+    assert [(e.doc_id, e.heading) for e in parsed.entries] == [
+        ("top", "# I"),
+        ("a", "## Procedures"),
+        ("b", "### Sub"),
+    ]
+
+
+def test_cap_allows_exactly_200_entries():
+    check_entry_cap(199, 200)
+
+
+def test_cap_refuses_entry_201_and_says_what_to_do():
     with pytest.raises(LimitExceeded) as caught:
-        check_entry_cap(_index_with(ENTRY_CAP), _index_with(ENTRY_CAP + 1))
+        check_entry_cap(200, 201)
     message = str(caught.value)
-    assert f"the cap is {ENTRY_CAP}" in message
+    assert "the cap is 200" in message
     assert "ignored:" in message
     assert "Nothing was written" in message
 
 
 def test_cap_lets_an_index_already_over_it_shrink():
-    check_entry_cap(_index_with(ENTRY_CAP + 20), _index_with(ENTRY_CAP + 10))
+    check_entry_cap(220, 210)
     with pytest.raises(LimitExceeded):
-        check_entry_cap(_index_with(ENTRY_CAP + 20), _index_with(ENTRY_CAP + 21))
+        check_entry_cap(220, 221)

@@ -36,22 +36,41 @@ def test_extension_loads_by_itself_in_the_environments_kernels(kernel):
     assert result.stdout.strip() == "True"
 
 
-def test_read_doc_index_shows_markdown_and_plain_text(kernel):
+def _headings(markdown: str) -> list[str]:
+    """Markdown headings outside code: what a notebook's table of contents would pick up."""
+    from biopb_kernel_docs.frontmatter import prose_lines
+
+    return [line for _, line in prose_lines(markdown.split("\n")) if line.lstrip().startswith("#")]
+
+
+def test_read_doc_index_shows_sections_entries_and_tails_without_agent_prose(kernel, module_tiers):
+    module_tiers.put_local("data", "# My data notes\n")  # a shadow: marked (local copy)
     result = kernel.run("%read_doc index")
     assert result.error is None
     (markdown,) = result.data("text/markdown")
     (plain,) = result.data("text/plain")
-    assert markdown.startswith("*[index · local · updated")
-    assert "## New shipped docs" in markdown
+    assert markdown.startswith("**Doc index**: 3 of 200 entries")
+    assert "**References**\n\n- **data**: how arrays are laid out *(local copy)*" in markdown
+    assert "- **segment-nuclei**: find the nuclei" in markdown
+    assert "`%file_doc ID '## Heading'`" in markdown
+    assert "[index ·" not in markdown  # the agent's header
+    assert _headings(markdown) == []
     assert plain.startswith("[index · local")
+    assert "%read_doc" in plain or "## New shipped docs" in plain
 
 
-def test_read_doc_sets_the_header_apart_and_fences_frontmatter(kernel):
-    (markdown,) = kernel.run("%read_doc flatfield").data("text/markdown")
-    assert markdown.startswith(
-        "*[flatfield · shipped · updated 2026-01-02]*\n\n```yaml\n---\ndescription: fix shading"
+def test_read_doc_adds_no_headings_tucks_frontmatter_away_and_makes_links_readable(kernel, module_tiers):
+    module_tiers.put_local(
+        "lab/linked", "---\ndescription: a linked note\n---\n# Linked\n\n## Steps\nSee [[flatfield]] first.\n"
     )
-    assert "\n# Flatfield\n" in markdown
+    (markdown,) = kernel.run("%read_doc lab/linked").data("text/markdown")
+    assert markdown.startswith("*lab/linked · local · updated")
+    assert "<details><summary>frontmatter</summary>" in markdown
+    assert "**Linked**" in markdown
+    assert "**Steps**" in markdown
+    assert "See **flatfield** first." in markdown
+    assert markdown.endswith("Linked docs: `%read_doc flatfield`")
+    assert _headings(markdown) == []
 
 
 def test_write_doc_cell_creates_a_doc_and_shows_the_diff(kernel, module_tiers):
@@ -59,6 +78,7 @@ def test_write_doc_cell_creates_a_doc_and_shows_the_diff(kernel, module_tiers):
     assert result.error is None
     (markdown,) = result.data("text/markdown")
     assert markdown.startswith("Created local doc 'lab/notes' and filed it under ## Unfiled")
+    assert markdown.count("Created local doc") == 1
     assert "```diff\n--- /dev/null" in markdown
     assert module_tiers.local_text("lab/notes") == "# Lab notes\n\nWhat worked on the confocal.\n"
 
@@ -76,8 +96,32 @@ def test_refusal_is_a_usage_error_one_liner_with_the_store_message(kernel):
     assert result.error["ename"] == "UsageError"
     assert (
         result.error["evalue"]
-        == "No doc 'flatfeld'. Did you mean 'flatfield'? read_doc('index') lists them all."
+        == "No doc 'flatfeld'. Did you mean 'flatfield'? %read_doc index lists them all."
     )
+
+
+def test_an_argument_mistake_is_phrased_for_the_notebook(kernel):
+    result = kernel.run("%%write_doc flatfield --replace\n<<<<<<< old\n=======\nnew text\n")
+    assert result.error["ename"] == "UsageError"
+    assert result.error["evalue"].startswith("the old text (between '<<<<<<< old' and '=======') is empty.")
+
+
+def test_a_body_cell_over_a_doc_changed_since_the_user_read_it_is_refused(kernel, module_tiers):
+    module_tiers.put_local("lab/guarded", "# Guarded\n\nfirst\n")
+    assert kernel.run("%read_doc lab/guarded").error is None
+    module_tiers.put_local("lab/guarded", "# Guarded\n\nan edit made elsewhere\n")
+    result = kernel.run("%%write_doc lab/guarded\n# Guarded\n\nfrom the stale reading\n")
+    assert result.error["ename"] == "UsageError"
+    assert "changed on disk since you last read it" in result.error["evalue"]
+    assert "%read_doc lab/guarded to see the current text" in result.error["evalue"]
+    assert module_tiers.local_text("lab/guarded") == "# Guarded\n\nan edit made elsewhere\n"
+
+
+def test_docs_config_reports_the_kernels_tiers_and_their_source(kernel, module_tiers):
+    result = kernel.run("%docs_config")
+    assert result.error is None
+    (markdown,) = result.data("text/markdown")
+    assert f"| docs_local_dir | `{module_tiers.local}` | the kernel's configuration |" in markdown
 
 
 def test_malformed_replace_cell_says_how_to_write_it(kernel):
@@ -86,9 +130,10 @@ def test_malformed_replace_cell_says_how_to_write_it(kernel):
     assert "<<<<<<< old" in result.error["evalue"]
 
 
-def test_help_comes_from_the_docstrings(kernel):
+def test_help_comes_from_the_operation_list(kernel):
     result = kernel.run("print(get_ipython().find_line_magic('read_doc').__doc__)")
-    assert "%read_doc ID@diff" in result.stdout
+    assert "'ID@diff' diffs a local copy" in result.stdout
+    assert "%read_doc ID" in result.stdout
     result = kernel.run("print(get_ipython().find_cell_magic('write_doc').__doc__)")
     assert "--replace" in result.stdout
 

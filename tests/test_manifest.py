@@ -56,7 +56,7 @@ def test_damaged_manifest_is_rebuilt_as_on_a_first_run(tiers):
 
 
 def test_manifest_is_never_a_doc(tiers, docs):
-    docs.render_index()
+    docs.index()
     assert (tiers.local / MANIFEST_NAME).is_file()
     assert tiers.store().local_ids() == []
     with pytest.raises(InvalidDocId):

@@ -13,7 +13,8 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 
 from biopb_kernel_docs.handshake import HEADER
-from biopb_kernel_docs.mcp_server import INDEX_URI, READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
+from biopb_kernel_docs.mcp_server import INDEX_URI
+from biopb_kernel_docs.operations import READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
 
 from .kernels import Kernel, kernel_env
 
@@ -162,7 +163,9 @@ async def test_tools_read_and_write_through_the_kernel(home, tiers):
 async def test_refusals_are_tool_errors_whose_text_is_the_stores_message(home, tiers):
     _, result = await _session_call(own_kernel(home, tiers), "read_doc", {"id": "flatfeld"})
     assert result.is_error
-    assert text_of(result) == "No doc 'flatfeld'. Did you mean 'flatfield'? read_doc('index') lists them all."
+    assert (
+        text_of(result) == "No doc 'flatfeld'. Did you mean 'flatfield'? read_doc(\"index\") lists them all."
+    )
 
 
 # -- the index resource and its notifications ---------------------------------------------------------
@@ -345,4 +348,4 @@ async def test_store_options_with_existing_are_refused(home, tiers, user_kernel)
         check=False,
     )
     assert done.returncode == 2
-    assert b"c.DocStore.docs_local_dir" in done.stderr
+    assert b"the shared config file" in done.stderr

@@ -6,9 +6,18 @@ import time
 
 import pytest
 
-from biopb_kernel_docs.errors import DocNotFound, EditRefused, InvalidDocId, LimitExceeded, UnreadableDoc
+from biopb_kernel_docs.errors import (
+    DocNotFound,
+    EditRefused,
+    InvalidArguments,
+    InvalidDocId,
+    LimitExceeded,
+    StaleWrite,
+    UnreadableDoc,
+)
 from biopb_kernel_docs.index import ENTRY_CAP, parse_index
 from biopb_kernel_docs.ops import BODY_LINE_CAP
+from biopb_kernel_docs.render import text
 
 TODAY = time.strftime("%Y-%m-%d")
 
@@ -19,6 +28,14 @@ def _shipped_snapshot(tiers):
     }
 
 
+def read(docs, doc_id):
+    return text(docs.read_doc(doc_id))
+
+
+def write(docs, doc_id, **arguments):
+    return text(docs.write_doc(doc_id, **arguments))
+
+
 def _entries(tiers):
     return [(e.doc_id, e.hook) for e in parse_index(tiers.local_text("index")).entries]
 
@@ -27,7 +44,7 @@ def _entries(tiers):
 
 
 def test_read_shipped_doc_has_header_then_the_file_verbatim(docs):
-    text = docs.read_doc("flatfield")
+    text = read(docs, "flatfield")
     header, _, body = text.partition("\n\n")
     assert header == "[flatfield · shipped · updated 2026-01-02]"
     assert body.startswith("---\ndescription: fix shading\n")
@@ -35,20 +52,20 @@ def test_read_shipped_doc_has_header_then_the_file_verbatim(docs):
 
 def test_read_shadowing_copy_says_it_shadows_shipped(tiers, docs):
     tiers.put_local("data", "# My data\n")
-    assert docs.read_doc("data").split("\n")[0] == f"[data · local · updated {TODAY} · shadows shipped]"
+    assert read(docs, "data").split("\n")[0] == f"[data · local · updated {TODAY} · shadows shipped]"
 
 
 def test_read_local_only_doc_has_no_shadow_note(tiers, docs):
     tiers.put_local("mine", "# Mine\n")
-    assert docs.read_doc("mine") == f"[mine · local · updated {TODAY}]\n\n# Mine\n"
+    assert read(docs, "mine") == f"[mine · local · updated {TODAY}]\n\n# Mine\n"
 
 
 def test_banked_doc_is_readable_by_id(docs):
-    assert "Thin evidence." in docs.read_doc("_banked")
+    assert "Thin evidence." in read(docs, "_banked")
 
 
 def test_read_index_seeds_it_and_returns_the_rendering(tiers, docs):
-    text = docs.read_doc("index")
+    text = read(docs, "index")
     assert text.startswith("[index · local · updated")
     assert "markers and the closing tails come from the loader" in text.split("\n")[0]
     assert "- segment-nuclei: find the nuclei" in text
@@ -57,27 +74,28 @@ def test_read_index_seeds_it_and_returns_the_rendering(tiers, docs):
 
 def test_unknown_id_names_the_closest_ids_and_the_index(docs):
     with pytest.raises(DocNotFound) as caught:
-        docs.read_doc("flatfeild")
+        read(docs, "flatfeild")
     assert (
-        str(caught.value) == "No doc 'flatfeild'. Did you mean 'flatfield'? read_doc('index') lists them all."
+        str(caught.value)
+        == "No doc 'flatfeild'. Did you mean 'flatfield'? read_doc(\"index\") lists them all."
     )
 
 
 def test_unknown_id_never_suggests_a_banked_doc(docs):
     with pytest.raises(DocNotFound) as caught:
-        docs.read_doc("banked")
+        read(docs, "banked")
     assert "_banked" not in str(caught.value)
 
 
 def test_listed_but_missing_doc_says_to_write_it_or_drop_the_line(tiers, docs):
     tiers.put_local("index", "- ghost: planned\n")
-    with pytest.raises(DocNotFound, match=r"the index lists it.*write_doc\('ghost', body=\.\.\.\)"):
-        docs.read_doc("ghost")
+    with pytest.raises(DocNotFound, match=r'the index lists it.*write_doc\("ghost", body=\.\.\.\)'):
+        read(docs, "ghost")
 
 
 def test_diff_view_compares_local_copy_with_shipped_text(tiers, docs):
-    docs.write_doc("flatfield", old="Step one.", new="Step one, with a dark frame.")
-    text = docs.read_doc("flatfield@diff")
+    write(docs, "flatfield", old="Step one.", new="Step one, with a dark frame.")
+    text = read(docs, "flatfield@diff")
     header, _, diff = text.partition("\n\n")
     assert "mixes your own edits with the release's changes" in header
     assert "-Step one.\n+Step one, with a dark frame." in diff
@@ -85,29 +103,29 @@ def test_diff_view_compares_local_copy_with_shipped_text(tiers, docs):
 
 def test_diff_view_of_an_unshadowed_doc_explains_why_not(tiers, docs):
     with pytest.raises(InvalidDocId, match="only a shipped doc"):
-        docs.read_doc("data@diff")
+        read(docs, "data@diff")
     tiers.put_local("mine", "# Mine\n")
     with pytest.raises(InvalidDocId, match="no shipped counterpart"):
-        docs.read_doc("mine@diff")
+        read(docs, "mine@diff")
     with pytest.raises(InvalidDocId, match="no shipped copy"):
-        docs.read_doc("index@diff")
+        read(docs, "index@diff")
 
 
 def test_identical_shadow_diff_says_so(tiers, docs):
     tiers.put_local("data", (tiers.shipped / "data.md").read_text())
-    assert docs.read_doc("data@diff").endswith("No differences: your local copy matches the shipped text.")
+    assert read(docs, "data@diff").endswith("No differences: your local copy matches the shipped text.")
 
 
 def test_collection_ids_are_not_readable_yet(docs):
     with pytest.raises(InvalidDocId, match="reserved"):
-        docs.read_doc("design/")
+        read(docs, "design/")
 
 
 # -- write_doc: body ----------------------------------------------------------------------------
 
 
 def test_create_files_the_doc_under_unfiled_with_its_description(tiers, docs):
-    result = docs.write_doc("my-lab/nuclei", body="---\ndescription: the lab's nuclei protocol\n---\n# N\n")
+    result = write(docs, "my-lab/nuclei", body="---\ndescription: the lab's nuclei protocol\n---\n# N\n")
     assert tiers.local_text("my-lab/nuclei") == "---\ndescription: the lab's nuclei protocol\n---\n# N\n"
     assert _entries(tiers)[-1] == ("my-lab/nuclei", "the lab's nuclei protocol")
     assert "## Unfiled\n- my-lab/nuclei" in tiers.local_text("index")
@@ -117,44 +135,44 @@ def test_create_files_the_doc_under_unfiled_with_its_description(tiers, docs):
 
 
 def test_create_infers_the_hook_from_the_first_paragraph(tiers, docs):
-    docs.write_doc("notes", body="# Notes\n\nWhat we learned about the confocal.\n")
+    write(docs, "notes", body="# Notes\n\nWhat we learned about the confocal.\n")
     assert _entries(tiers)[-1] == ("notes", "What we learned about the confocal.")
 
 
 def test_create_with_an_existing_entry_is_not_filed_twice(tiers, docs):
     tiers.put_local("index", "# I\n- planned: my hook\n")
-    result = docs.write_doc("planned", body="# Planned\n")
+    result = write(docs, "planned", body="# Planned\n")
     assert _entries(tiers) == [("planned", "my hook")]
     assert "the index already lists it" in result
 
 
 def test_body_replaces_a_local_doc_and_returns_the_diff(tiers, docs):
     tiers.put_local("mine", "# Mine\n\nold line\n")
-    result = docs.write_doc("mine", body="# Mine\n\nnew line\n")
+    result = write(docs, "mine", body="# Mine\n\nnew line\n")
     assert tiers.local_text("mine") == "# Mine\n\nnew line\n"
     assert result.startswith("Updated local doc 'mine'.")
     assert "-old line\n+new line" in result
 
 
 def test_body_gets_a_final_newline(tiers, docs):
-    docs.write_doc("mine", body="# Mine")
+    write(docs, "mine", body="# Mine")
     assert tiers.local_text("mine") == "# Mine\n"
 
 
 def test_body_write_to_a_shipped_id_creates_a_shadow_and_leaves_shipped_alone(tiers, docs):
-    docs.render_index()
+    docs.index()
     before, index_before = _shipped_snapshot(tiers), tiers.local_text("index")
-    result = docs.write_doc("data", body="# Data, my way\n")
+    result = write(docs, "data", body="# Data, my way\n")
     assert tiers.local_text("data") == "# Data, my way\n"
     assert _shipped_snapshot(tiers) == before
     assert tiers.local_text("index") == index_before
     assert "now shadows the shipped text" in result
-    assert "- data: how arrays are laid out (local copy)" in docs.read_doc("index")
+    assert "- data: how arrays are laid out (local copy)" in read(docs, "index")
 
 
 def test_writing_the_index_itself_edits_index_md(tiers, docs):
-    docs.render_index()
-    result = docs.write_doc("index", old="- data: how arrays are laid out", new="- data: arrays")
+    docs.index()
+    result = write(docs, "index", old="- data: how arrays are laid out", new="- data: arrays")
     assert "- data: arrays\n" in tiers.local_text("index")
     assert result.startswith("Edited the index.")
 
@@ -163,7 +181,7 @@ def test_writing_the_index_itself_edits_index_md(tiers, docs):
 
 
 def test_replace_on_a_shipped_id_applies_to_the_shipped_text_as_base(tiers, docs):
-    docs.write_doc("flatfield", old="Step one.", new="Step one, revised.")
+    write(docs, "flatfield", old="Step one.", new="Step one, revised.")
     assert tiers.local_text("flatfield") == (tiers.shipped / "flatfield.md").read_text().replace(
         "Step one.", "Step one, revised."
     )
@@ -172,56 +190,56 @@ def test_replace_on_a_shipped_id_applies_to_the_shipped_text_as_base(tiers, docs
 
 def test_replace_refuses_absent_old_and_writes_nothing(tiers, docs):
     tiers.put_local("mine", "# Mine\n")
-    with pytest.raises(EditRefused, match=r"not found in 'mine'.*read_doc\('mine'\)"):
-        docs.write_doc("mine", old="nowhere", new="x")
+    with pytest.raises(EditRefused, match=r"not found in 'mine'.*read_doc\(\"mine\"\)"):
+        write(docs, "mine", old="nowhere", new="x")
     assert tiers.local_text("mine") == "# Mine\n"
 
 
 def test_replace_refuses_ambiguous_old_and_says_how_many(tiers, docs):
     tiers.put_local("mine", "- a\n- a\n- a\n")
     with pytest.raises(EditRefused, match=r"matches 3 times.*surrounding text"):
-        docs.write_doc("mine", old="- a", new="- b")
+        write(docs, "mine", old="- a", new="- b")
     assert tiers.local_text("mine") == "- a\n- a\n- a\n"
 
 
 def test_replace_counts_overlapping_matches_as_ambiguous(tiers, docs):
     tiers.put_local("mine", "aaa\n")
     with pytest.raises(EditRefused, match="matches 2 times"):
-        docs.write_doc("mine", old="aa", new="b")
+        write(docs, "mine", old="aa", new="b")
 
 
 def test_replace_that_differs_only_in_whitespace_says_so(tiers, docs):
     tiers.put_local("mine", "one  two\n")
     with pytest.raises(EditRefused, match="whitespace"):
-        docs.write_doc("mine", old="one two", new="x")
+        write(docs, "mine", old="one two", new="x")
 
 
 def test_replace_quoting_the_header_line_says_to_leave_it_out(tiers, docs):
     tiers.put_local("mine", "# Mine\n")
     with pytest.raises(EditRefused, match="header"):
-        docs.write_doc("mine", old=f"[mine · local · updated {TODAY}]\n\n# Mine", new="x")
+        write(docs, "mine", old=f"[mine · local · updated {TODAY}]\n\n# Mine", new="x")
 
 
 def test_replace_quoting_loader_markers_in_the_index_explains_them(tiers, docs):
     tiers.put_local("index", "- ghost: planned\n")
     with pytest.raises(EditRefused, match="loader's rendering"):
-        docs.write_doc("index", old="- ghost: planned (missing)", new="- ghost: later")
+        write(docs, "index", old="- ghost: planned (missing)", new="- ghost: later")
 
 
 def test_replace_on_a_missing_doc_says_to_create_it(docs):
-    with pytest.raises(DocNotFound, match=r"write_doc\('nothing', body=\.\.\.\)"):
-        docs.write_doc("nothing", old="a", new="b")
+    with pytest.raises(DocNotFound, match=r'write_doc\("nothing", body=\.\.\.\)'):
+        write(docs, "nothing", old="a", new="b")
 
 
 def test_replace_keeps_crlf_line_ends(tiers, docs):
     tiers.put_local("windows", b"# W\r\n\r\nfirst\r\nsecond\r\n")
-    docs.write_doc("windows", old="first\nsecond", new="first\nmiddle\nsecond")
+    write(docs, "windows", old="first\nsecond", new="first\nmiddle\nsecond")
     assert (tiers.local / "windows.md").read_bytes() == b"# W\r\n\r\nfirst\r\nmiddle\r\nsecond\r\n"
 
 
 def test_replace_accepts_crlf_in_old(tiers, docs):
     tiers.put_local("mine", "a\nb\n")
-    docs.write_doc("mine", old="a\r\nb", new="c")
+    write(docs, "mine", old="a\r\nb", new="c")
     assert tiers.local_text("mine") == "c\n"
 
 
@@ -230,15 +248,15 @@ def test_replace_accepts_crlf_in_old(tiers, docs):
 
 def test_noop_write_to_a_shipped_id_creates_no_shadow(tiers, docs):
     shipped = (tiers.shipped / "data.md").read_text()
-    assert docs.write_doc("data", body=shipped).startswith("No change")
-    assert docs.write_doc("data", old="How arrays", new="How arrays").startswith("No change")
+    assert write(docs, "data", body=shipped).startswith("No change")
+    assert write(docs, "data", old="How arrays", new="How arrays").startswith("No change")
     assert not (tiers.local / "data.md").exists()
 
 
 def test_noop_write_leaves_the_local_file_untouched(tiers, docs):
     path = tiers.put_local("mine", "# Mine\n")
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
-    docs.write_doc("mine", body="# Mine")
+    write(docs, "mine", body="# Mine")
     assert path.stat().st_mtime_ns == 1_000_000_000
 
 
@@ -256,22 +274,22 @@ def test_noop_write_leaves_the_local_file_untouched(tiers, docs):
         ({"body": 3}, "must be a string"),
     ],
 )
-def test_malformed_arguments_are_refused_with_the_right_form(docs, kwargs, message):
-    with pytest.raises(EditRefused, match=message):
-        docs.write_doc("mine", **kwargs)
+def test_malformed_arguments_are_refused_as_usage_mistakes_with_the_right_form(docs, kwargs, message):
+    with pytest.raises(InvalidArguments, match=message):
+        write(docs, "mine", **kwargs)
 
 
 def test_empty_body_is_refused_since_there_is_no_delete(tiers, docs):
     tiers.put_local("mine", "# Mine\n")
     with pytest.raises(EditRefused, match=r"no delete.*remove its line from the index"):
-        docs.write_doc("mine", body="  \n")
+        write(docs, "mine", body="  \n")
     assert tiers.local_text("mine") == "# Mine\n"
 
 
 @pytest.mark.parametrize("doc_id", ["design/", "flatfield@diff", "../escape", "flatfield.md"])
 def test_reserved_and_escaping_ids_are_refused_on_write(tiers, docs, doc_id):
     with pytest.raises(InvalidDocId):
-        docs.write_doc(doc_id, body="# x\n")
+        write(docs, doc_id, body="# x\n")
     assert not tiers.local.exists() or tiers.store().local_ids() == []
 
 
@@ -281,14 +299,14 @@ def test_write_through_a_symlink_out_of_the_tier_is_refused(tiers, docs, tmp_pat
     tiers.local.mkdir()
     (tiers.local / "lab").symlink_to(outside, target_is_directory=True)
     with pytest.raises(InvalidDocId, match="outside the local tier"):
-        docs.write_doc("lab/escape", body="# x\n")
+        write(docs, "lab/escape", body="# x\n")
     assert list(outside.iterdir()) == []
 
 
 def test_body_over_the_line_cap_is_refused(tiers, docs):
     body = "# Long\n" + "line\n" * BODY_LINE_CAP
     with pytest.raises(LimitExceeded, match=rf"{BODY_LINE_CAP + 1} lines; the cap is {BODY_LINE_CAP}"):
-        docs.write_doc("long", body=body)
+        write(docs, "long", body=body)
     assert not (tiers.local / "long.md").exists()
     assert "long" not in tiers.local_text("index")
 
@@ -296,7 +314,7 @@ def test_body_over_the_line_cap_is_refused(tiers, docs):
 def test_replace_that_grows_a_doc_over_the_cap_is_refused(tiers, docs):
     tiers.put_local("mine", "# Mine\nEND\n")
     with pytest.raises(LimitExceeded):
-        docs.write_doc("mine", old="END", new="line\n" * BODY_LINE_CAP)
+        write(docs, "mine", old="END", new="line\n" * BODY_LINE_CAP)
     assert tiers.local_text("mine") == "# Mine\nEND\n"
 
 
@@ -307,7 +325,7 @@ def _full_index(count=ENTRY_CAP):
 def test_create_with_a_full_index_is_refused_and_writes_nothing(tiers, docs):
     tiers.put_local("index", _full_index())
     with pytest.raises(LimitExceeded, match=r"Creating 'one-more' would file entry number 201"):
-        docs.write_doc("one-more", body="# One more\n")
+        write(docs, "one-more", body="# One more\n")
     assert not (tiers.local / "one-more.md").exists()
     assert tiers.local_text("index") == _full_index()
 
@@ -315,14 +333,14 @@ def test_create_with_a_full_index_is_refused_and_writes_nothing(tiers, docs):
 def test_index_body_over_the_cap_is_refused(tiers, docs):
     tiers.put_local("index", "# I\n")
     with pytest.raises(LimitExceeded, match="201 entries"):
-        docs.write_doc("index", body=_full_index(ENTRY_CAP + 1))
+        write(docs, "index", body=_full_index(ENTRY_CAP + 1))
     assert tiers.local_text("index") == "# I\n"
 
 
 def test_index_replace_over_the_cap_is_refused(tiers, docs):
     tiers.put_local("index", _full_index())
     with pytest.raises(LimitExceeded):
-        docs.write_doc("index", old="- doc-0: hook\n", new="- doc-0: hook\n- doc-extra: hook\n")
+        write(docs, "index", old="- doc-0: hook\n", new="- doc-0: hook\n- doc-extra: hook\n")
     assert tiers.local_text("index") == _full_index()
 
 
@@ -330,19 +348,19 @@ def test_non_utf8_local_doc_is_reported_and_never_replaced(tiers, docs):
     path = tiers.put_local("latin", b"caf\xe9\n")
     for kwargs in ({"body": "# new\n"}, {"old": "caf", "new": "x"}):
         with pytest.raises(UnreadableDoc, match="not valid UTF-8"):
-            docs.write_doc("latin", **kwargs)
+            write(docs, "latin", **kwargs)
     with pytest.raises(UnreadableDoc):
-        docs.read_doc("latin")
+        read(docs, "latin")
     assert path.read_bytes() == b"caf\xe9\n"
 
 
 def test_shipped_tier_is_never_written_by_any_operation(tiers, docs):
     before = _shipped_snapshot(tiers)
-    docs.read_doc("index")
-    docs.write_doc("data", body="# Mine\n")
-    docs.write_doc("flatfield", old="Step one.", new="Step 1.")
-    docs.write_doc("new-doc", body="# New\n")
-    docs.write_doc("index", old="# Test docs", new="# My docs")
+    read(docs, "index")
+    write(docs, "data", body="# Mine\n")
+    write(docs, "flatfield", old="Step one.", new="Step 1.")
+    write(docs, "new-doc", body="# New\n")
+    write(docs, "index", old="# Test docs", new="# My docs")
     assert _shipped_snapshot(tiers) == before
 
 
@@ -351,21 +369,21 @@ def test_shipped_tier_is_never_written_by_any_operation(tiers, docs):
 
 def test_body_write_over_a_doc_changed_since_it_was_read_is_refused(tiers, docs):
     tiers.put_local("mine", "# Mine\n")
-    docs.read_doc("mine")
+    read(docs, "mine")
     tiers.put_local("mine", "# Mine\n\nThe user's edit.\n")
-    with pytest.raises(EditRefused, match=r"changed on disk since you last read it.*read_doc\('mine'\)"):
-        docs.write_doc("mine", body="# Mine, stale\n")
+    with pytest.raises(StaleWrite, match=r'changed on disk since you last read it.*read_doc\("mine"\)'):
+        write(docs, "mine", body="# Mine, stale\n")
     assert tiers.local_text("mine") == "# Mine\n\nThe user's edit.\n"
-    docs.read_doc("mine")
-    docs.write_doc("mine", body="# Mine, informed\n")
+    read(docs, "mine")
+    write(docs, "mine", body="# Mine, informed\n")
     assert tiers.local_text("mine") == "# Mine, informed\n"
 
 
 def test_a_shadow_created_after_reading_the_shipped_text_is_not_clobbered(tiers, docs):
-    docs.read_doc("data")
+    read(docs, "data")
     tiers.put_local("data", "# Someone else's copy\n")
     with pytest.raises(EditRefused, match="changed on disk"):
-        docs.write_doc("data", body="# Mine\n")
+        write(docs, "data", body="# Mine\n")
 
 
 def test_one_callers_read_does_not_vouch_for_another_callers_write(tiers):
@@ -378,33 +396,33 @@ def test_one_callers_read_does_not_vouch_for_another_callers_write(tiers):
 
 
 def test_own_writes_keep_the_caller_current(tiers, docs):
-    docs.read_doc("index")
-    docs.write_doc("mine", body="# Mine\n")  # also files an entry in the index
-    docs.write_doc("mine", body="# Mine, again\n")
-    docs.write_doc("mine", old="again", new="and again")
-    docs.write_doc("mine", body="# Mine, finally\n")
+    read(docs, "index")
+    write(docs, "mine", body="# Mine\n")  # also files an entry in the index
+    write(docs, "mine", body="# Mine, again\n")
+    write(docs, "mine", old="again", new="and again")
+    write(docs, "mine", body="# Mine, finally\n")
     index = tiers.local_text("index")
-    docs.write_doc("index", body=index.replace("# Test docs", "# Lab docs"))
+    write(docs, "index", body=index.replace("# Test docs", "# Lab docs"))
     assert tiers.local_text("index").startswith("# Lab docs")
 
 
 def test_a_doc_never_read_can_be_replaced_and_the_diff_shows_what_went(tiers, docs):
     tiers.put_local("mine", "# Mine\n\nprecious\n")
-    result = docs.write_doc("mine", body="# Replaced\n")
+    result = write(docs, "mine", body="# Replaced\n")
     assert "-precious" in result
 
 
 def test_old_new_lands_after_an_outside_edit_when_its_text_is_still_there(tiers, docs):
     tiers.put_local("mine", "# Mine\n\nalpha\n")
-    docs.read_doc("mine")
+    read(docs, "mine")
     tiers.put_local("mine", "# Mine\n\nalpha\n\nbeta, from the user\n")
-    docs.write_doc("mine", old="alpha", new="gamma")
+    write(docs, "mine", old="alpha", new="gamma")
     assert tiers.local_text("mine") == "# Mine\n\ngamma\n\nbeta, from the user\n"
 
 
 def test_index_rendering_counts_as_reading_the_index(tiers, docs):
-    docs.render_index()
+    docs.index()
     tiers.put_local("index", tiers.local_text("index") + "- added-by-user: hook\n")
     with pytest.raises(EditRefused, match="changed on disk"):
-        docs.write_doc("index", body="# Rewritten\n")
+        write(docs, "index", body="# Rewritten\n")
     assert re.search(r"added-by-user", tiers.local_text("index"))

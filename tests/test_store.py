@@ -40,7 +40,7 @@ def test_ids_may_name_subdirectories(tiers):
 
 def test_local_ids_skip_the_index_and_hidden_bookkeeping(tiers):
     store = tiers.store()
-    store.ensure_index()
+    tiers.docs().index()
     tiers.put_local("mine", "# Mine\n")
     (tiers.local / ".shipped-manifest.json").write_text("{}")
     (tiers.local / "notes.txt").write_text("not a doc")
@@ -58,18 +58,6 @@ def test_overlapping_tiers_are_refused(tmp_path):
 def test_missing_shipped_dir_says_how_to_fix(tmp_path):
     with pytest.raises(StoreUnavailable, match="shipped_dir"):
         Store(tmp_path / "nowhere", tmp_path / "local", "1")
-
-
-def test_first_access_seeds_the_local_index_from_the_shipped_one(tiers):
-    store = tiers.store()
-    store.ensure_index()
-    assert tiers.local_text("index") == (tiers.shipped / "index.md").read_text()
-
-
-def test_seeding_never_replaces_an_existing_local_index(tiers):
-    tiers.put_local("index", "# Mine\n")
-    tiers.store().ensure_index()
-    assert tiers.local_text("index") == "# Mine\n"
 
 
 def test_symlink_leading_outside_the_tier_is_refused(tiers, tmp_path):
@@ -144,12 +132,12 @@ def test_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path, monkeypatch
     assert [p.name for p in tmp_path.iterdir()] == ["doc.md"]
 
 
-def test_atomic_write_keeps_the_file_mode(tmp_path):
-    target = tmp_path / "doc.md"
-    target.write_bytes(b"old")
+def test_a_rewritten_doc_keeps_its_file_mode(tiers):
+    target = tiers.put_local("mine", "# Mine\n\nold\n")
     target.chmod(0o640)
-    atomic_write(target, b"new")
+    tiers.docs().write_doc("mine", old="old", new="new")
     assert target.stat().st_mode & 0o777 == 0o640
+    assert tiers.local_text("mine") == "# Mine\n\nnew\n"
 
 
 def test_readers_never_see_a_partial_write(tmp_path):
@@ -175,7 +163,7 @@ def test_unwritable_local_dir_is_a_store_error_naming_the_setting(tiers):
     tiers.local.parent.joinpath("blocker").write_text("a file, not a directory")
     store = Store(tiers.shipped, tiers.local.parent / "blocker" / "docs", "1")
     with pytest.raises(StoreUnavailable, match="docs_local_dir"):
-        store.ensure_index()
+        store.write_local("x", "# X\n")
 
 
 def test_lock_is_reentrant_within_a_thread(tiers):
@@ -190,3 +178,27 @@ def test_a_new_file_gets_the_usual_permissions_not_the_temp_files(tmp_path):
     os.umask(umask)
     atomic_write(tmp_path / "new.md", b"text")
     assert (tmp_path / "new.md").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+# -- change detection ----------------------------------------------------------------------------
+
+
+def test_fingerprint_moves_when_the_rendering_can_change(tiers):
+    tiers.docs().index()
+    before = tiers.store().fingerprint()
+    assert tiers.store().fingerprint() == before
+
+    (tiers.local / "index.md").write_text("# Edited by hand\n")
+    edited_index = tiers.store().fingerprint()
+    assert edited_index != before
+
+    tiers.put_local("lab/new-doc", "# New\n")  # a new file in a new directory: markers may change
+    created = tiers.store().fingerprint()
+    assert created != edited_index
+
+    tiers.ship("data", "# Data\n\nA release changed this description.\n")
+    assert tiers.store().fingerprint() != created
+
+
+def test_fingerprint_survives_a_missing_local_tier(tiers):
+    assert Store(tiers.shipped, tiers.local / "nowhere", "1").fingerprint()

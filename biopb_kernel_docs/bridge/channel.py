@@ -9,10 +9,15 @@ connection file can call it, exactly as for the kernel's own channels; it runs t
 operations and nothing else. Being a thread of its own, it also answers while the main shell is
 busy, on kernels with or without subshells. The bridge falls back to execute requests when the
 channel cannot be reached (a kernel on another host, behind a tunnel).
+
+The serving loop survives anything a peer sends: unsigned, forged, replayed or malformed
+messages get no answer, a request without its frame gets a refusal, and an oversized message is
+dropped by ZeroMQ before it is read.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -25,7 +30,9 @@ from jupyter_client.session import Session
 
 REQUEST = "biopb_docs_request"
 REPLY = "biopb_docs_reply"
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
+log = logging.getLogger(__name__)
 _server_lock = threading.Lock()
 _server_endpoint: str | None = None
 
@@ -40,6 +47,7 @@ def start_server(key: bytes, signature_scheme: str, handle: Callable[[str], str]
         if _server_endpoint is None:
             socket = zmq.Context.instance().socket(zmq.ROUTER)
             socket.linger = 0
+            socket.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
             port = socket.bind_to_random_port("tcp://127.0.0.1")
             session = Session(key=key, signature_scheme=signature_scheme)
             thread = threading.Thread(
@@ -50,24 +58,32 @@ def start_server(key: bytes, signature_scheme: str, handle: Callable[[str], str]
         return _server_endpoint
 
 
-def _serve(socket: zmq.Socket, session: Session, handle: Callable[[str], str]) -> None:
+def _serve(socket: zmq.Socket, session: Session, handle: Callable[[object], str]) -> None:
     while True:
-        identities, frames = session.feed_identities(socket.recv_multipart())
         try:
-            message = session.deserialize(frames)  # checks the signature (and refuses replays)
-        except Exception:  # an unsigned or forged message gets no answer
-            continue
-        if message["header"]["msg_type"] != REQUEST:
-            continue
-        answer = handle(message["content"]["request"])
-        reply = session.msg(REPLY, {"answer": answer}, parent=message["header"])
-        socket.send_multipart(session.serialize(reply, identities))
+            _answer_one(socket, session, handle)
+        except Exception:  # whatever one message did, the channel keeps serving the next
+            log.exception("biopb-kernel-docs channel: a message could not be answered")
+
+
+def _answer_one(socket: zmq.Socket, session: Session, handle: Callable[[object], str]) -> None:
+    identities, frames = session.feed_identities(socket.recv_multipart())
+    try:
+        message = session.deserialize(frames)  # checks the signature (and refuses replays)
+    except Exception:  # an unsigned, forged or malformed message gets no answer
+        return
+    if message["header"].get("msg_type") != REQUEST:
+        return
+    content = message.get("content")
+    answer = handle(content.get("request") if isinstance(content, dict) else None)
+    reply = session.msg(REPLY, {"answer": answer}, parent=message["header"])
+    socket.send_multipart(session.serialize(reply, identities))
 
 
 # -- in the bridge ----------------------------------------------------------------------------------
 
 
-class FastChannel:
+class Channel:
     """The bridge's end: signed requests to the kernel's channel thread, replies matched by id."""
 
     def __init__(self, endpoint: str, key: bytes, signature_scheme: str) -> None:
@@ -91,9 +107,12 @@ class FastChannel:
             if remaining <= 0 or not await self._socket.poll(remaining * 1000):
                 raise Empty
             _, frames = self._session.feed_identities(await self._socket.recv_multipart())
-            message: dict[str, Any] = self._session.deserialize(frames)
+            try:
+                message: dict[str, Any] = self._session.deserialize(frames)
+            except Exception:  # not a message of the kernel's channel: ignore it
+                continue
             if message["parent_header"].get("msg_id") == msg_id:
-                return message["content"]["answer"]
+                return message["content"].get("answer")
 
     def close(self) -> None:
         self._socket.close(linger=0)

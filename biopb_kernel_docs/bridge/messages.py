@@ -7,11 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import KernelUnavailable
-
-
-class OlderKernelPackage(KernelUnavailable):
-    """The kernel's biopb-kernel-docs predates the fast channel: use execute requests instead."""
+from ..errors import BridgeMismatch, KernelUnavailable
 
 
 def unreadable_connection_file(connection_file: str | None, err: Exception) -> str:
@@ -74,16 +70,47 @@ def refused(reply: dict[str, Any]) -> str:
 
 
 def expression_failure(value: dict[str, Any]) -> KernelUnavailable:
-    """The error for a failed user expression (the kernel side raised)."""
-    name, detail = value.get("ename"), value.get("evalue")
+    """The error for a failed user expression (the kernel side could not even be imported)."""
+    name, detail = value.get("ename"), str(value.get("evalue"))
+    if name == "ModuleNotFoundError" and "biopb_kernel_docs." in detail:
+        return BridgeMismatch(
+            "The kernel's biopb-kernel-docs is older than this MCP server's and has no bridge for it. "
+            "Run %pip install -U biopb-kernel-docs in the notebook, restart the kernel, and reconnect."
+        )
     if name == "ModuleNotFoundError":
         return KernelUnavailable(
             "biopb-kernel-docs is not installed in the kernel's environment. Run "
             "%pip install biopb-kernel-docs in the notebook, restart the kernel, and reconnect."
         )
-    if name == "AttributeError" and "open_fast_channel" in str(detail):
-        return OlderKernelPackage("the kernel's biopb-kernel-docs has no fast channel")
     return KernelUnavailable(
         f"The docs call failed inside the kernel ({name}: {detail}). This is a bug in "
         "biopb-kernel-docs; please report it."
+    )
+
+
+def no_subshell(operation: str, detail: str) -> str:
+    return (
+        f"The kernel did not create a subshell for the docs ({detail}) during {operation}. The docs "
+        "fall back to requests on the main shell, which wait while a cell runs. Retry; if it persists, "
+        "restart the kernel."
+    )
+
+
+def start_failed(connection_file: str | None, err: Exception) -> str:
+    if connection_file:
+        return (
+            f"Could not attach to the kernel at {connection_file} ({type(err).__name__}: {err}). Run "
+            "%docs_connect in the notebook for the current connection file and command, and reconnect."
+        )
+    return (
+        f"Could not start the bridge's kernel ({type(err).__name__}: {err}). The next call tries again; "
+        "check that ipykernel is installed in this environment."
+    )
+
+
+def unexpected_value(value: dict[str, Any]) -> str:
+    return (
+        "The kernel answered a docs call with something that is not a bridge answer "
+        f"({str(value.get('data'))[:80]!r}): its biopb-kernel-docs is probably another version. Run "
+        "%pip install -U biopb-kernel-docs in the notebook, restart the kernel, and reconnect."
     )

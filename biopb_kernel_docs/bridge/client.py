@@ -1,19 +1,25 @@
-"""The bridge's side of the kernel: run doc operations inside a kernel, owned or attached.
+"""The MCP server's half of the bridge: doc operations run in a kernel, owned or attached.
 
 Either the bridge starts a kernel of its own (the embedded default) or it attaches to the user's
 through a connection file. It never waits on the main shell to attach: kernel_info goes over the
 control channel, and the first call runs one silent ``execute_request`` on a subshell of its own
-(ipykernel 7) to open the fast channel (``fast_channel``); every later call goes over that
-channel and answers while the user's cell runs. Where the channel cannot be reached, calls fall
-back to silent execute requests whose one user expression is ``kernel_api.handle(<json>)``;
-neither path reaches the notebook's output or history.
+(ipykernel 7) to open the channel (``channel``); every later call goes over that channel and
+answers while the user's cell runs. Where the channel cannot be reached, calls fall back to
+silent execute requests whose one user expression is ``kernel_side.handle(<frame>)``; neither
+path reaches the notebook's output or history.
+
+Every wait is bounded, and every way of failing is a DocsError saying what to do; a failed start
+is forgotten, so the next call starts again. A kernel of our own is asked for kernel_info on the
+shell channel before any subshell request: ipykernel 7.4 builds its subshell manager on the main
+thread right after it starts listening on control, and a subshell request that arrives in that
+window fails an assertion in the control thread and is never answered. An attached kernel (whose
+main shell may be busy) gets a few bounded subshell attempts, then the fallback.
 """
 
 from __future__ import annotations
 
 import ast
 import asyncio
-import json
 import logging
 import subprocess
 import sys
@@ -27,45 +33,22 @@ from typing import Any
 from jupyter_client import AsyncKernelClient, AsyncKernelManager
 from jupyter_core.paths import jupyter_runtime_dir
 
-from . import kernel_messages as messages
-from .errors import DocsError, KernelUnavailable
-from .fast_channel import FastChannel
+from ..errors import BridgeMismatch, DocsError, KernelDied, KernelRestarted, KernelUnavailable
+from . import messages, wire
+from .channel import Channel
 
 log = logging.getLogger(__name__)
 
 SUBSHELLS = "kernel subshells"
 START_TIMEOUT_SECONDS = 60.0
+SUBSHELL_TIMEOUT_SECONDS = 5.0
+SUBSHELL_ATTEMPTS = 3
 PROBE_TIMEOUT_SECONDS = 3.0
 # While waiting for a reply, look this often whether the kernel is still alive (and the same one).
 LIVENESS_CHECK_SECONDS = 1.0
-_API = "__import__('biopb_kernel_docs.kernel_api', fromlist=['handle'])"
-_HANDLE = _API + ".handle({request!r})"
-_OPEN_CHANNEL = _API + ".open_fast_channel()"
-
-
-class KernelRefusal(DocsError):
-    """The store inside the kernel refused the call; the text is the store's own message."""
-
-
-class KernelDied(KernelUnavailable):
-    """The kernel stopped answering in the middle of a call."""
-
-
-class KernelRestarted(KernelUnavailable):
-    """The attached kernel was restarted: same ports, a new process without our subshell or channel."""
-
-
-def encode_request(session: str, operation: str, arguments: dict[str, Any]) -> str:
-    """The JSON request ``kernel_api.dispatch`` answers."""
-    return json.dumps({"session": session, "operation": operation, "arguments": arguments})
-
-
-def unpack_answer(answer: str) -> Any:
-    """The result of a ``kernel_api.dispatch`` answer; a refusal raises with the store's message."""
-    reply = json.loads(answer)
-    if not reply["ok"]:
-        raise KernelRefusal(reply["error"])
-    return reply["result"]
+_SIDE = "__import__('biopb_kernel_docs.bridge.kernel_side', fromlist=['handle'])"
+_HANDLE = _SIDE + ".handle({frame!r})"
+_OPEN_CHANNEL = _SIDE + ".open_channel()"
 
 
 class KernelDocsClient:
@@ -89,8 +72,8 @@ class KernelDocsClient:
         self._client: AsyncKernelClient | None = None
         self._kernel_session: str | None = None
         self._subshell: str | None = None
-        self._fast: FastChannel | None = None
-        self._fast_unreachable = False
+        self._channel: Channel | None = None
+        self._channel_unreachable = False
         self._call_lock = asyncio.Lock()
         self._started: asyncio.Future[None] | None = None
 
@@ -103,16 +86,26 @@ class KernelDocsClient:
     def begin_start(self) -> None:
         """Start (or attach to) the kernel in the background; calls wait for it."""
         if self._started is None:
-            self._started = asyncio.ensure_future(self._start())
+            self._started = asyncio.ensure_future(self._start_or_explain())
 
     async def _ensure_started(self) -> None:
         self.begin_start()
         assert self._started is not None
         try:
-            await self._started
+            # Shielded: a caller that gives up (the handshake's deadline) must not cancel the start.
+            await asyncio.shield(self._started)
         except DocsError:
-            self._started = None  # the next call tries again
+            self._started = None  # the next call starts again
+            await self._discard_client()
             raise
+
+    async def _start_or_explain(self) -> None:
+        try:
+            await self._start()
+        except DocsError:
+            raise
+        except Exception as err:  # jupyter_client and zmq raise many kinds; each one is a failed start
+            raise KernelUnavailable(messages.start_failed(self.connection_file, err)) from err
 
     async def _start(self) -> None:
         if self.attached:
@@ -143,92 +136,120 @@ class KernelDocsClient:
         self._client = client
         info = await self._kernel_info(START_TIMEOUT_SECONDS)
         self.has_subshells = SUBSHELLS in info["content"].get("supported_features", [])
+        if not self.attached and self.has_subshells:
+            await self._shell_ready(START_TIMEOUT_SECONDS)
         await self._reset_channels(info)
 
+    async def _discard_client(self) -> None:
+        if self._client is not None:
+            self._client.stop_channels()
+            self._client = None
+        if self._manager is not None:
+            manager, self._manager = self._manager, None
+            try:
+                await manager.shutdown_kernel(now=True)
+            except Exception as err:  # a kernel that never started may not shut down cleanly
+                log.warning("could not stop the bridge's kernel: %s", err)
+
     async def _reset_channels(self, info: dict[str, Any] | None = None) -> None:
-        """Forget the subshell and the fast channel (a new kernel process has neither)."""
-        if self._fast is not None:
-            self._fast.close()
-        self._fast, self._fast_unreachable = None, False
+        """Forget the subshell and the channel (a new kernel process has neither)."""
+        if self._channel is not None:
+            self._channel.close()
+        self._channel, self._channel_unreachable = None, False
         info = info or await self._kernel_info(START_TIMEOUT_SECONDS)
         self._kernel_session = info["header"]["session"]
-        self._subshell = None
-        if self.has_subshells:
-            self._subshell = (await self._control("create_subshell_request", timeout=10.0))["content"][
-                "subshell_id"
-            ]
+        self._subshell = await self._create_subshell() if self.has_subshells else None
+
+    async def _create_subshell(self) -> str | None:
+        """A subshell of our own, or None (then calls use the main shell) after bounded attempts."""
+        problem = "no answer"
+        for attempt in range(SUBSHELL_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(0.5 * attempt)
+            reply = await self._control("create_subshell_request", timeout=SUBSHELL_TIMEOUT_SECONDS)
+            if reply is None:
+                continue
+            content = reply["content"]
+            if content.get("status") == "ok" and content.get("subshell_id"):
+                return content["subshell_id"]
+            problem = str(content.get("evalue") or content)
+        log.warning(messages.no_subshell("start", problem))
+        return None
 
     async def _kernel_info(self, timeout: float) -> dict[str, Any]:
         """kernel_info over the control channel: a busy main shell does not delay it."""
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                return await self._control("kernel_info_request", timeout=min(2.0, timeout))
-            except Empty:
-                if time.monotonic() > deadline:
-                    raise KernelUnavailable(messages.not_answering(self.connection_file, timeout)) from None
+        while time.monotonic() < deadline:
+            reply = await self._control("kernel_info_request", timeout=min(2.0, timeout))
+            if reply is not None:
+                return reply
+        raise KernelUnavailable(messages.not_answering(self.connection_file, timeout))
 
-    async def _control(self, msg_type: str, *, timeout: float) -> dict[str, Any]:
+    async def _shell_ready(self, timeout: float) -> None:
+        """kernel_info over the shell channel: answered once the kernel has fully started."""
         assert self._client is not None
-        message = self._client.session.msg(msg_type, {})
+        message = self._client.session.msg("kernel_info_request", {})
+        self._client.shell_channel.send(message)
+        reply = await self._reply(self._client.shell_channel, message["header"]["msg_id"], timeout)
+        if reply is None:
+            raise KernelUnavailable(messages.not_answering(self.connection_file, timeout))
+
+    async def _control(self, msg_type: str, *, timeout: float, **content: Any) -> dict[str, Any] | None:
+        assert self._client is not None
+        message = self._client.session.msg(msg_type, content)
         self._client.control_channel.send(message)
         return await self._reply(self._client.control_channel, message["header"]["msg_id"], timeout)
 
     @staticmethod
-    async def _reply(channel, msg_id: str, timeout: float) -> dict[str, Any]:
+    async def _reply(channel, msg_id: str, timeout: float) -> dict[str, Any] | None:
+        """The reply to ``msg_id``, or None when none comes within ``timeout``."""
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise Empty
-            reply = await channel.get_msg(timeout=remaining)
+                return None
+            try:
+                reply = await channel.get_msg(timeout=remaining)
+            except Empty:
+                return None
             if reply["parent_header"].get("msg_id") == msg_id:
                 return reply
 
     async def _restart_owned(self) -> None:
-        assert self._manager is not None
         log.warning("the bridge's kernel died; starting a new one")
-        if self._client is not None:
-            self._client.stop_channels()
-        await self._manager.cleanup_resources()
-        self._manager = self._client = self._started = None
+        await self._discard_client()
+        self._started = None
         await self._ensure_started()
 
     async def close(self) -> None:
         """Stop an owned kernel (an attached one is the user's and keeps running)."""
-        if self._fast is not None:
-            self._fast.close()
-        if self._client is not None:
-            if self._subshell is not None and self.attached:
-                message = self._client.session.msg("delete_subshell_request", {"subshell_id": self._subshell})
-                self._client.control_channel.send(message)
-            self._client.stop_channels()
-        if self._manager is not None:
-            await self._manager.shutdown_kernel(now=True)
+        if self._channel is not None:
+            self._channel.close()
+        if self._client is not None and self._subshell is not None and self.attached:
+            message = self._client.session.msg("delete_subshell_request", {"subshell_id": self._subshell})
+            self._client.control_channel.send(message)
+        await self._discard_client()
 
     # -- calls --------------------------------------------------------------------------------
 
     async def call(self, operation: str, *, as_session: str | None = None, **arguments: Any) -> Any:
-        """Run one store operation in the kernel and return its result; refusals raise DocsError.
+        """Run one operation in the kernel and return its value; refusals raise DocsError.
 
         ``as_session`` runs it as another caller than this client's own (§8 risk 3: the bridge's
         own bookkeeping must not count as the agent having read something). A read interrupted by
         a kernel that died or restarted is retried once; a write is not (it may have landed).
         """
-        request = encode_request(as_session or self.session_id, operation, arguments)
+        frame = wire.request_frame(as_session or self.session_id, operation, arguments)
         async with self._call_lock:
             await self._ensure_started()
             if not self.attached and not await self._alive():
                 await self._restart_owned()
             for attempt in (1, 2):
                 try:
-                    return unpack_answer(await self._answer(request, operation))
+                    return wire.parse_answer(await self._answer(frame, operation))
                 except (KernelDied, KernelRestarted) as err:
-                    if (
-                        attempt == 2
-                        or operation == "write_doc"
-                        or (self.attached and isinstance(err, KernelDied))
-                    ):
+                    writes = operation in ("write_doc", "file_doc", "ignore_doc")
+                    if attempt == 2 or writes or (self.attached and isinstance(err, KernelDied)):
                         raise
                     if isinstance(err, KernelRestarted):
                         await self._reset_channels()
@@ -236,33 +257,29 @@ class KernelDocsClient:
                         await self._restart_owned()
         raise AssertionError("unreachable")
 
-    async def _answer(self, request: str, operation: str) -> str:
-        if self._fast is None and not self._fast_unreachable:
-            await self._open_fast_channel(operation)
-        if self._fast is not None:
-            channel = self._fast
-            msg_id = await channel.send(request)
+    async def _answer(self, frame: str, operation: str) -> str:
+        if self._channel is None and not self._channel_unreachable:
+            await self._open_channel(operation)
+        if self._channel is not None:
+            channel = self._channel
+            msg_id = await channel.send(frame)
             return await self._wait(lambda timeout: channel.receive(msg_id, timeout), operation)
-        return self._expression_value(await self._execute(_HANDLE.format(request=request), operation))
+        return self._expression_value(await self._execute(_HANDLE.format(frame=frame), operation))
 
-    async def _open_fast_channel(self, operation: str) -> None:
+    async def _open_channel(self, operation: str) -> None:
         assert self._client is not None
-        try:
-            endpoint = self._expression_value(await self._execute(_OPEN_CHANNEL, operation))
-        except messages.OlderKernelPackage:
-            self._fast_unreachable = True
-            return
+        endpoint = self._expression_value(await self._execute(_OPEN_CHANNEL, operation))
         session = self._client.session
-        channel = FastChannel(endpoint, session.key, session.signature_scheme)
-        probe = encode_request("probe", "ping", {})
+        channel = Channel(endpoint, session.key, session.signature_scheme)
+        probe = wire.request_frame("probe", "config", {})
         try:
             await channel.receive(await channel.send(probe), PROBE_TIMEOUT_SECONDS)
         except Empty:
             log.warning("the kernel's docs channel at %s does not answer; using execute requests", endpoint)
             channel.close()
-            self._fast_unreachable = True
+            self._channel_unreachable = True
             return
-        self._fast = channel
+        self._channel = channel
 
     async def _execute(self, expression: str, operation: str) -> dict[str, Any]:
         """One silent execute_request evaluating ``expression``, on our subshell where there is one."""
@@ -280,9 +297,14 @@ class KernelDocsClient:
             message["header"]["subshell_id"] = self._subshell
         self._client.shell_channel.send(message)
         channel, msg_id = self._client.shell_channel, message["header"]["msg_id"]
-        reply = (await self._wait(lambda timeout: self._reply(channel, msg_id, timeout), operation))[
-            "content"
-        ]
+
+        async def receive(timeout: float) -> dict[str, Any]:
+            reply = await self._reply(channel, msg_id, timeout)
+            if reply is None:
+                raise Empty
+            return reply
+
+        reply = (await self._wait(receive, operation))["content"]
         if reply.get("ename") == "UnknownSubshellError":
             raise KernelRestarted(messages.restarted(operation))
         return reply
@@ -293,7 +315,9 @@ class KernelDocsClient:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise KernelUnavailable(messages.timed_out(operation, self.call_timeout, self.has_subshells))
+                raise KernelUnavailable(
+                    messages.timed_out(operation, self.call_timeout, self._subshell is not None)
+                )
             try:
                 return await receive(min(remaining, LIVENESS_CHECK_SECONDS))
             except Empty:
@@ -308,11 +332,8 @@ class KernelDocsClient:
         return self._client is not None and self._client.hb_channel.is_beating()
 
     async def _restarted(self) -> bool:
-        try:
-            info = await self._control("kernel_info_request", timeout=LIVENESS_CHECK_SECONDS)
-        except Empty:
-            return False
-        return info["header"]["session"] != self._kernel_session
+        info = await self._control("kernel_info_request", timeout=LIVENESS_CHECK_SECONDS)
+        return info is not None and info["header"]["session"] != self._kernel_session
 
     @staticmethod
     def _expression_value(reply: dict[str, Any]) -> Any:
@@ -322,29 +343,7 @@ class KernelDocsClient:
         value = reply["user_expressions"]["result"]
         if value.get("status") != "ok":
             raise messages.expression_failure(value)
-        return ast.literal_eval(value["data"]["text/plain"])
-
-
-class InProcessDocsClient:
-    """The same calls served from the bridge's own process: no kernel (for comparison and for
-    hosts that want the docs without one). The request/reply encoding is the kernel path's."""
-
-    attached = False
-
-    def __init__(self, doc_store) -> None:
-        from .kernel_api import dispatch
-
-        self._dispatch = dispatch
-        self.doc_store = doc_store
-        self.session_id = uuid.uuid4().hex
-        self.has_subshells = False
-
-    def begin_start(self) -> None:
-        pass
-
-    async def call(self, operation: str, *, as_session: str | None = None, **arguments: Any) -> Any:
-        request = encode_request(as_session or self.session_id, operation, arguments)
-        return unpack_answer(self._dispatch(self.doc_store, request))
-
-    async def close(self) -> None:
-        pass
+        try:
+            return ast.literal_eval(value["data"]["text/plain"])
+        except (KeyError, ValueError, SyntaxError):
+            raise BridgeMismatch(messages.unexpected_value(value)) from None

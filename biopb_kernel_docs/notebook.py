@@ -1,0 +1,112 @@
+"""Values as a scientist reads them in a notebook: Markdown that sits well in a notebook's output.
+
+A doc's headings are shown as bold lines, so reading a doc adds nothing to the notebook's table
+of contents; its frontmatter is folded away; each ``[[id]]`` link reads as the doc's name, and
+the magic that opens it is listed under the doc. The index is shown as its sections and entries
+(the agent-facing prose and header are left out), with the loader's markers and tails and the
+magic that acts on each.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .frontmatter import LINK, prose_lines
+from .phrases import Surface, render
+from .render import MARKERS, NO_DIFFERENCES, doc_header, write_summary
+from .values import ConfigView, DiffView, DocView, IndexView, WriteResult
+
+_HEADING = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*")
+
+
+def _fenced(text: str, info: str = "") -> str:
+    fence = "````" if "```" in text else "```"
+    return f"{fence}{info}\n{text.rstrip(chr(10))}\n{fence}"
+
+
+def _prose_for_notebook(body: str) -> str:
+    """Headings as bold lines and ``[[id]]`` as the id in bold, outside code blocks only."""
+    lines = body.split("\n")
+    for number, line in prose_lines(lines):
+        heading = _HEADING.fullmatch(line.rstrip())
+        if heading:
+            lines[number] = f"**{heading.group(2)}**"
+        else:
+            lines[number] = LINK.sub(lambda m: f"**{m.group(1)}**", line)
+    return "\n".join(lines)
+
+
+def doc_markdown(view: DocView) -> str:
+    parts = [f"*{doc_header(view)[1:-1]}*"]
+    if view.frontmatter:
+        fields = "\n".join(f"{key}: {value}" for key, value in view.frontmatter)
+        parts.append(f"<details><summary>frontmatter</summary>\n\n{_fenced(fields, 'yaml')}\n\n</details>")
+    parts.append(_prose_for_notebook(view.body))
+    if view.links:
+        parts.append("Linked docs: " + " · ".join(f"`%read_doc {i}`" for i in view.links))
+    return "\n\n".join(parts)
+
+
+def index_markdown(view: IndexView) -> str:
+    where = "the shipped index, read-only" if view.tier == "shipped" else f"`{view.path}`"
+    parts = [f"**Doc index**: {view.entry_count} of {view.entry_cap} entries · {where}"]
+    parts += [f"> {notice}" for notice in view.notices]
+    sections: dict[str | None, list[str]] = {}
+    for entry in view.entries:
+        marker = f" *{MARKERS[entry.marker]}*" if entry.marker else ""
+        sections.setdefault(entry.heading, []).append(f"- **{entry.id}**: {entry.hook}{marker}")
+    for heading, lines in sections.items():
+        title = f"**{heading.lstrip('#').strip()}**\n\n" if heading else ""
+        parts.append(title + "\n".join(lines))
+    if view.ignored:
+        parts.append("Ignored: " + ", ".join(view.ignored))
+    if view.new_shipped:
+        items = "\n".join(f"- **{item.id}**: {item.description}" for item in view.new_shipped)
+        parts.append(
+            "**New shipped docs** (not in your index yet): file one with `%file_doc ID '## Heading'`, "
+            f"or hide it with `%ignore_doc ID`.\n\n{items}"
+        )
+    if view.stale:
+        items = "\n".join(
+            f"- **{item.id}**: {item.description} (`%read_doc {item.id}@diff`)" for item in view.stale
+        )
+        parts.append(f"**Your local copies of docs this release changed**: compare and merge.\n\n{items}")
+    parts.append("Read a doc with `%read_doc ID`; edit the index with `%%write_doc index --replace`.")
+    return "\n\n".join(parts)
+
+
+def diff_markdown(view: DiffView) -> str:
+    header = (
+        f"*{view.id}@diff: your local copy against the current shipped text (your edits and the release's)*"
+    )
+    return f"{header}\n\n{_fenced(view.diff(), 'diff') if not view.identical else NO_DIFFERENCES}"
+
+
+def write_markdown(result: WriteResult) -> str:
+    diffs = [_fenced(change.diff(), "diff") for change in result.changes]
+    return "\n\n".join([render(write_summary(result), Surface.NOTEBOOK), *diffs])
+
+
+def config_markdown(view: ConfigView) -> str:
+    rows = "\n".join(f"| {s.name} | `{s.value}` | {s.source} |" for s in view.settings)
+    files = (
+        ", ".join(f"`{f}`" for f in view.config_files)
+        or f"none (set values once in `{view.user_config_file}`)"
+    )
+    table = f"| setting | value | from |\n|---|---|---|\n{rows}"
+    return f"**biopb-kernel-docs {view.package_version}**\n\n{table}\n\nConfig files: {files}"
+
+
+def markdown(value: object) -> str:
+    """Any operation's value as notebook Markdown."""
+    if isinstance(value, DocView):
+        return doc_markdown(value)
+    if isinstance(value, IndexView):
+        return index_markdown(value)
+    if isinstance(value, DiffView):
+        return diff_markdown(value)
+    if isinstance(value, WriteResult):
+        return write_markdown(value)
+    if isinstance(value, ConfigView):
+        return config_markdown(value)
+    raise TypeError(f"no notebook rendering for {type(value).__name__}")

@@ -1,0 +1,242 @@
+"""The operation list: each operation declared once, and every surface dispatches through it.
+
+An operation names the ``Docs`` method it runs, its parameters, the value it returns, the
+refusals it may raise, and where it is offered: as an MCP tool, a magic, a command-line verb,
+a REST route. The MCP server, the magics, the command line, the kernel wire and the REST API
+build themselves from this list, so a new operation is the core method, its renderer in
+``render`` and one entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .errors import (
+    DocNotFound,
+    DocsError,
+    EditRefused,
+    InvalidArguments,
+    InvalidDocId,
+    LimitExceeded,
+    PartialWrite,
+    StaleWrite,
+    StoreUnavailable,
+    UnreadableDoc,
+)
+from .ops import Docs
+from .values import ConfigView, DiffView, DocView, IndexView, WriteResult
+
+# "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
+# "sha": a sha256 precondition; "string": anything else.
+Kind = Literal["id", "text", "sha", "string"]
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    kind: Kind
+    required: bool
+    help: str
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    summary: str
+    parameters: tuple[Parameter, ...]
+    returns: tuple[type, ...]
+    errors: tuple[type[DocsError], ...]
+    run: Callable[[Docs, Mapping[str, Any]], Any]
+    writes: bool = False
+    mcp_description: str | None = None  # offered as an MCP tool, with this description
+    magic: str | None = None  # offered as this IPython magic
+    cli_verb: str | None = None  # offered as this command-line verb
+
+    def parameter(self, name: str) -> Parameter:
+        return next(p for p in self.parameters if p.name == name)
+
+
+READ_DOC_DESCRIPTION = """\
+Read one doc of the biopb knowledge store you share with the user: its text under a one-line \
+header (origin shipped or local, when it was updated, and "shadows shipped" when your local copy \
+hides a shipped doc).
+
+- read_doc("index") re-renders the index the handshake showed: your entries with (missing) and \
+(local copy) markers, then two tails the loader adds: new shipped docs to file or ignore, and \
+local copies a release may have left behind.
+- read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
+edits with the release's).
+- Ids look like "flatfield" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
+when the step you are on depends on it.
+"""
+
+WRITE_DOC_DESCRIPTION = """\
+Write a doc of the biopb knowledge store you share with the user; returns the unified diff of \
+what changed.
+
+Before writing:
+- Write only a multi-step procedure that was validated end to end on the user's data.
+- Never write a dataset-specific one: no paths, sample names or numbers that fit one experiment.
+- Phrase the index hook (frontmatter description:, else the first paragraph) as the user's \
+request, e.g. "correct uneven illumination in my tiles".
+- Update an existing doc rather than write a near-duplicate: read the index first, and prefer an \
+old/new edit to a new file.
+- Verify that every name, flag or call the doc quotes still exists before relying on it: a local \
+doc has no contract test behind it.
+
+How to call:
+- write_doc(id, body=...) creates or replaces the doc; a new id gets a line under ## Unfiled in \
+the index. read_doc("authoring") has the shape: checkpoints, parameters as derivation rules.
+- write_doc(id, old=..., new=...) replaces exactly one occurrence of old, copied exactly from \
+read_doc without its header line; refused when old is absent or matches twice. Use it for edits, \
+the index included: write_doc("index", old="- x: ...", new="- x: ...").
+- Writing to a shipped id makes a local copy that shadows it; shipped text is never changed.
+- There is no delete: retire a doc by removing its index line, a shipped one by adding its id to \
+the ignored: line.
+- Limits: 300 lines per doc, 200 index entries.
+"""
+
+_ID = Parameter("id", "id", True, 'A doc id such as "flatfield" or "my-lab/nuclei"; "index" is the index.')
+_IF_MATCH = Parameter(
+    "if_match", "sha", False, "The sha256 of the text this write is based on; refused if it changed since."
+)
+_READ_ERRORS = (InvalidDocId, DocNotFound, UnreadableDoc, StoreUnavailable)
+_WRITE_ERRORS = (
+    InvalidDocId,
+    InvalidArguments,
+    DocNotFound,
+    EditRefused,
+    StaleWrite,
+    LimitExceeded,
+    UnreadableDoc,
+    StoreUnavailable,
+    PartialWrite,
+)
+
+
+def _config(docs: Docs, _: Mapping[str, Any]) -> ConfigView:
+    if docs.config is None:
+        raise StoreUnavailable("This store was opened without a configuration to report.")
+    return docs.config
+
+
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        Operation(
+            name="read_doc",
+            summary="Read one doc under its header; 'index' is the rendered index, 'ID@diff' diffs a "
+            "local copy against its shipped text.",
+            parameters=(_ID,),
+            returns=(DocView, IndexView, DiffView),
+            errors=_READ_ERRORS,
+            run=lambda docs, a: docs.read_doc(a["id"]),
+            mcp_description=READ_DOC_DESCRIPTION,
+            magic="read_doc",
+            cli_verb="read",
+        ),
+        Operation(
+            name="write_doc",
+            summary="Create or replace a local doc (body), or replace one exact piece of it (old and new); "
+            "prints what changed as a diff.",
+            parameters=(
+                _ID,
+                Parameter("body", "text", False, "The whole new text of the doc."),
+                Parameter("old", "text", False, "Exact text to replace; must occur once."),
+                Parameter("new", "text", False, "The text that replaces old."),
+                _IF_MATCH,
+            ),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.write_doc(
+                a["id"], body=a.get("body"), old=a.get("old"), new=a.get("new"), if_match=a.get("if_match")
+            ),
+            writes=True,
+            mcp_description=WRITE_DOC_DESCRIPTION,
+            magic="write_doc",
+            cli_verb="write",
+        ),
+        Operation(
+            name="index",
+            summary="The index with its (missing)/(local copy) markers and the loader's two tails.",
+            parameters=(),
+            returns=(IndexView,),
+            errors=_READ_ERRORS,
+            run=lambda docs, _: docs.index(),
+            cli_verb="index",
+        ),
+        Operation(
+            name="file_doc",
+            summary="File a doc (a new shipped one, say) in the index under a heading.",
+            parameters=(
+                _ID,
+                Parameter(
+                    "heading", "string", True, "The heading to file it under, such as '## Procedures'."
+                ),
+                _IF_MATCH,
+            ),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.file_doc(a["id"], a["heading"], if_match=a.get("if_match")),
+            writes=True,
+            magic="file_doc",
+            cli_verb="file",
+        ),
+        Operation(
+            name="ignore_doc",
+            summary="Put a shipped doc on the index's ignored: line, so the new-docs tail stops offering it.",
+            parameters=(_ID, _IF_MATCH),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.ignore_doc(a["id"], if_match=a.get("if_match")),
+            writes=True,
+            magic="ignore_doc",
+            cli_verb="ignore",
+        ),
+        Operation(
+            name="config",
+            summary="Where the local and shipped docs are, the version, and where each setting came from.",
+            parameters=(),
+            returns=(ConfigView,),
+            errors=(StoreUnavailable,),
+            run=_config,
+            magic="docs_config",
+            cli_verb="config",
+        ),
+    )
+}
+
+
+def operation(name: object) -> Operation:
+    if not isinstance(name, str) or name not in OPERATIONS:
+        known = ", ".join(OPERATIONS)
+        raise InvalidArguments(
+            f"Unknown operation {name!r}; this biopb-kernel-docs offers {known}. If the other side is "
+            "newer, upgrade biopb-kernel-docs here too."
+        )
+    return OPERATIONS[name]
+
+
+def run(docs: Docs, name: object, arguments: object) -> Any:
+    """Check ``arguments`` against the operation's parameters, then run it."""
+    op = operation(name)
+    if not isinstance(arguments, Mapping):
+        raise InvalidArguments(f"{op.name} takes its arguments as a mapping of names to values.")
+    known = {p.name for p in op.parameters}
+    unknown = sorted(set(arguments) - known)
+    if unknown:
+        raise InvalidArguments(
+            f"{op.name} has no argument {', '.join(map(repr, unknown))}; it takes "
+            f"{', '.join(sorted(known)) or 'none'}."
+        )
+    for parameter in op.parameters:
+        value = arguments.get(parameter.name)
+        if value is None and parameter.required:
+            raise InvalidArguments(f"{op.name} needs {parameter.name!r}: {parameter.help}")
+        if value is not None and not isinstance(value, str):
+            raise InvalidArguments(
+                f"{op.name}'s {parameter.name!r} must be a string, not {type(value).__name__}."
+            )
+    return op.run(docs, arguments)

@@ -1,0 +1,96 @@
+"""The next step, in the words of the surface a message reaches (an agent, a notebook, a shell).
+
+Messages are written once, in the core, with placeholders for the calls they point to:
+``f"{read(INDEX)} lists them all"``. Each surface renders the placeholders its own way: the
+agent reads ``read_doc("index")``, a notebook user ``%read_doc index``, a shell user
+``biopb-kernel-docs index``. A message crosses the kernel wire with its placeholders intact, so
+it is rendered where it is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+# The unit separator never occurs in an id (ids.py) nor in the package's own prose.
+_MARK = "\x1f"
+_PLACEHOLDER = re.compile(f"{_MARK}([a-z_]+){_MARK}([^{_MARK}]*){_MARK}")
+
+
+class Surface(Enum):
+    AGENT = "agent"
+    NOTEBOOK = "notebook"
+    CLI = "cli"
+    PANEL = "panel"
+
+
+def _placeholder(kind: str, argument: str = "") -> str:
+    return f"{_MARK}{kind}{_MARK}{argument}{_MARK}"
+
+
+def read(doc_id: str) -> str:
+    """The call that reads ``doc_id`` (the index included)."""
+    return _placeholder("read", doc_id)
+
+
+def read_diff(doc_id: str) -> str:
+    return _placeholder("diff", doc_id)
+
+
+def write_body(doc_id: str) -> str:
+    return _placeholder("body", doc_id)
+
+
+def write_replace(doc_id: str) -> str:
+    return _placeholder("replace", doc_id)
+
+
+def argument(name: str) -> str:
+    """How the surface names a write argument: ``body``, ``old``, ``new`` or ``if_match``."""
+    return _placeholder("argument", name)
+
+
+_AGENT = {
+    "read": lambda i: f'read_doc("{i}")',
+    "diff": lambda i: f'read_doc("{i}@diff")',
+    "body": lambda i: f'write_doc("{i}", body=...)',
+    "replace": lambda i: f'write_doc("{i}", old=..., new=...)',
+    "argument": lambda name: name,
+}
+_NOTEBOOK = {
+    "read": lambda i: f"%read_doc {i}",
+    "diff": lambda i: f"%read_doc {i}@diff",
+    "body": lambda i: f"a %%write_doc {i} cell holding the whole doc",
+    "replace": lambda i: f"a %%write_doc {i} --replace cell",
+    "argument": lambda name: {
+        "body": "the cell",
+        "old": "the old text (between '<<<<<<< old' and '=======')",
+        "new": "the new text (after '=======')",
+        "if_match": "--if-match",
+    }.get(name, name),
+}
+_CLI = {
+    "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {i}",
+    "diff": lambda i: f"biopb-kernel-docs read {i}@diff",
+    "body": lambda i: f"biopb-kernel-docs write {i} --body-file FILE",
+    "replace": lambda i: f"biopb-kernel-docs write {i} --old-file OLD --new-file NEW",
+    "argument": lambda name: f"--{name.replace('_', '-')}" + ("" if name == "if_match" else "-file"),
+}
+_PANEL = {
+    "read": lambda i: "the Docs panel's index" if i == "index" else f"{i} in the Docs panel",
+    "diff": lambda i: f"Show diff on {i} in the Docs panel",
+    "body": lambda i: f"Edit on {i} in the Docs panel",
+    "replace": lambda i: f"Edit on {i} in the Docs panel",
+    "argument": lambda name: {"body": "the text", "old": "the old text", "new": "the new text"}.get(
+        name, name
+    ),
+}
+_SURFACES = {Surface.AGENT: _AGENT, Surface.NOTEBOOK: _NOTEBOOK, Surface.CLI: _CLI, Surface.PANEL: _PANEL}
+
+
+def render(template: str, surface: Surface = Surface.AGENT) -> str:
+    """``template`` with each placeholder spelled the way ``surface`` calls it."""
+    if _MARK not in template:
+        return template
+    phrasing = _SURFACES[surface]
+    return _PLACEHOLDER.sub(lambda m: phrasing[m.group(1)](m.group(2)), template)

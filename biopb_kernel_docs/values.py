@@ -1,0 +1,205 @@
+"""What the operations return: frozen values every surface renders its own way.
+
+No surface parses another's text: the agent's prose (``render``), a notebook's Markdown
+(``notebook``), the REST API's JSON and the panel all start from these. ``to_json`` and
+``from_json`` carry them across the kernel wire and the REST API unchanged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .ids import relative_doc_path
+
+Tier = Literal["shipped", "local"]
+Marker = Literal["missing", "local copy"]
+
+
+@dataclass(frozen=True)
+class DocView:
+    """One doc as read: the effective file (a local copy wins over shipped)."""
+
+    id: str
+    tier: Tier
+    title: str
+    description: str
+    updated: str  # the frontmatter's updated:, else the file's modification date
+    shadows_shipped: bool
+    sha256: str  # of the file's bytes: what a write's if_match names
+    text: str  # the whole file, with '\n' line ends
+    body: str  # the text after its frontmatter
+    frontmatter: tuple[tuple[str, str], ...]  # (key, value as written), in file order
+    links: tuple[str, ...]  # the [[id]] links it makes, in order, each once
+    path: str
+
+
+@dataclass(frozen=True)
+class IndexEntryView:
+    id: str
+    hook: str
+    heading: str | None
+    line: int  # 0-based line of index.md
+    marker: Marker | None
+    collection: bool
+
+
+@dataclass(frozen=True)
+class TailItem:
+    id: str
+    description: str  # the shipped doc's, since that is what the release says of it
+
+
+@dataclass(frozen=True)
+class IndexView:
+    """The index file and what the loader knows that the file cannot (§2)."""
+
+    text: str
+    sha256: str
+    updated: str
+    path: str
+    tier: Tier  # "shipped" only when the local tier could not be seeded (see notices)
+    entries: tuple[IndexEntryView, ...]
+    headings: tuple[str, ...]
+    ignored: tuple[str, ...]
+    new_shipped: tuple[TailItem, ...]
+    stale: tuple[TailItem, ...]
+    entry_cap: int
+    notices: tuple[str, ...]  # loader messages about the index itself (a fallback, a recovery)
+
+    @property
+    def entry_count(self) -> int:
+        return len(self.entries)
+
+
+@dataclass(frozen=True)
+class DiffView:
+    """A local copy against the shipped text it shadows (§3: both current; no history is kept)."""
+
+    id: str
+    local_sha256: str
+    shipped_sha256: str
+    local_text: str
+    shipped_text: str
+
+    @property
+    def identical(self) -> bool:
+        return self.local_text == self.shipped_text
+
+    def diff(self) -> str:
+        return unified_diff(self.shipped_text, self.local_text, self.id, "shipped", "local")
+
+
+Read = DocView | IndexView | DiffView
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file a write changed (or, with ``before == after``, left alone)."""
+
+    id: str
+    before: str | None  # None: the file did not exist (for a shadow: the shipped text is ``base``)
+    after: str
+    before_sha256: str | None
+    after_sha256: str
+    base_tier: Tier | None  # where ``before`` came from
+
+    def diff(self) -> str:
+        label = "shipped" if self.base_tier == "shipped" else "before"
+        return unified_diff(
+            self.before, self.after, self.id, label, "after" if self.id == "index" else "local"
+        )
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    id: str
+    outcome: Literal["created", "shadowed", "updated", "unchanged"]
+    filed_under: str | None  # the heading a created doc's new entry went under
+    already_listed: bool  # a created doc the index already had an entry for
+    changes: tuple[FileChange, ...]  # the doc first, then the index when it was filed
+
+    @property
+    def sha256(self) -> str | None:
+        """The sha256 of the doc as it now is: the next write's if_match."""
+        return self.changes[0].after_sha256 if self.changes else None
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    value: str
+    source: str  # "default", "command line", a config file's path, "kernel config", ...
+
+
+@dataclass(frozen=True)
+class ConfigView:
+    local_dir: str
+    shipped_dir: str
+    shipped_version: str
+    package_version: str
+    settings: tuple[Setting, ...]
+    config_files: tuple[str, ...]  # the shared config files found, highest precedence first
+    user_config_file: str  # where the README says to set a value once for every surface
+
+
+def unified_diff(before: str | None, after: str, doc_id: str, from_label: str, to_label: str) -> str:
+    name = str(relative_doc_path(doc_id))
+    lines = difflib.unified_diff(
+        (before or "").splitlines(),
+        after.splitlines(),
+        fromfile="/dev/null" if before is None else f"a/{name} ({from_label})",
+        tofile=f"b/{name} ({to_label})",
+        lineterm="",
+    )
+    return "\n".join(lines)
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+
+VALUE_TYPES: dict[str, type] = {
+    cls.__name__: cls
+    for cls in (
+        DocView,
+        IndexEntryView,
+        TailItem,
+        IndexView,
+        DiffView,
+        FileChange,
+        WriteResult,
+        Setting,
+        ConfigView,
+    )
+}
+
+
+def to_json(value: Any) -> Any:
+    """A value as JSON-ready data; a dataclass carries its type name under ``"type"``."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"type": type(value).__name__, **data}
+    if isinstance(value, tuple | list):
+        return [to_json(item) for item in value]
+    return value
+
+
+def from_json(data: Any) -> Any:
+    """The value ``to_json`` made; a dict without a known ``"type"`` stays a dict."""
+    if isinstance(data, dict) and data.get("type") in VALUE_TYPES:
+        cls = VALUE_TYPES[data["type"]]
+        hints = typing.get_type_hints(cls)
+        return cls(**{f.name: _field_from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)})
+    return data
+
+
+def _field_from_json(hint: Any, data: Any) -> Any:
+    if typing.get_origin(hint) is tuple and isinstance(data, list):
+        item = typing.get_args(hint)[0]
+        return tuple(_field_from_json(item, element) for element in data)
+    if isinstance(hint, types.UnionType):
+        return from_json(data) if isinstance(data, dict) else data
+    return from_json(data)
