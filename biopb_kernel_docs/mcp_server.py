@@ -161,7 +161,10 @@ class DocsBridge:
             view = await self._handshake_index()
         except DocsError as err:
             return compose_instructions(None, budget, problem=str(err))
-        return compose_instructions(render.index_text(view), budget)
+        rendering = render.index_text(view)
+        if self._last_rendering is None:  # the baseline change notifications compare against
+            self._last_rendering = rendering
+        return compose_instructions(rendering, budget)
 
     async def _handshake_index(self) -> IndexView:
         """The index from the kernel within HANDSHAKE_SECONDS; else, for a kernel of our own (same
@@ -237,8 +240,8 @@ class DocsBridge:
             except DocsError as err:
                 log.warning("not watching the index for outside edits yet (retrying): %s", err)
                 await anyio.sleep(max(self.poll_interval, 5.0))
+        seen = store.fingerprint()  # before the first comparison, so no edit falls between the two
         await self._notify_if_index_changed()
-        seen = store.fingerprint()
         while True:
             await anyio.sleep(self.poll_interval)
             current = store.fingerprint()

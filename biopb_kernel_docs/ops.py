@@ -36,7 +36,7 @@ from .index import (
     ignore_id,
     parse_index,
 )
-from .manifest import MANIFEST_NAME
+from .manifest import MANIFEST_NAME, changed_shipped_ids
 from .phrases import argument, read, write_body, write_replace
 from .reconcile import index_view, new_shipped_ids, updated_of
 from .store import DocFile, Store, Tier
@@ -93,8 +93,11 @@ class Docs:
                 return index
             shipped = self.store.read(Tier.SHIPPED, INDEX_ID)
             text = shipped.text if shipped else _EMPTY_INDEX
-            if self.store.read_state(MANIFEST_NAME) is not None:  # not a first run: index.md was lost
+            # The manifest is written at the first seeding, so its presence means index.md was lost.
+            if self.store.read_state(MANIFEST_NAME) is not None:
                 text = self._refile_local_docs(text)
+            else:
+                changed_shipped_ids(self.store)
             return self.store.write_local(INDEX_ID, text)
 
     def _refile_local_docs(self, text: str) -> str:

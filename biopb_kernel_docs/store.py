@@ -78,16 +78,20 @@ def _kind_of(mode: int) -> str:
     return "not a regular file"
 
 
+def _not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
+    return UnreadableDoc(
+        f"{path} is {_kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
+        "never reads or replaces it."
+    )
+
+
 def _read_regular(path: str) -> tuple[bytes, os.stat_result]:
     """The bytes of ``path``, opened so that a FIFO or device can never block the read."""
     fd = os.open(path, _READ_FLAGS)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise UnreadableDoc(
-                f"{path} is {_kind_of(status.st_mode)}, not a doc file. Move it out of the docs "
-                "directory; the store never reads or replaces it."
-            )
+            raise _not_a_doc_file(path, status.st_mode)
         chunks = []
         while chunk := os.read(fd, max(status.st_size, 1 << 16)):
             chunks.append(chunk)
@@ -237,6 +241,8 @@ class Store:
             raise UnreadableDoc(
                 f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
             )
+        if not stat.S_ISREG(status.st_mode):
+            raise _not_a_doc_file(path, status.st_mode)
         try:
             data, status = _read_regular(path)
         except FileNotFoundError:

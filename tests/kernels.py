@@ -90,6 +90,13 @@ class Kernel:
         """Send ``code`` without waiting for it (to keep the main shell busy)."""
         return self.client.execute(code)
 
+    def wait_running(self, msg_id: str, timeout: float = 30) -> None:
+        """Wait until the execution ``msg_id`` has started on the main shell (its execute_input)."""
+        while True:
+            message = self.client.get_iopub_msg(timeout=timeout)
+            if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "execute_input":
+                return
+
     def finished(self, msg_id: str, timeout: float = 0.2) -> bool:
         """Whether the execution ``msg_id`` has replied (other shell replies are skipped)."""
         try:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import re
 import time
@@ -12,14 +14,22 @@ from biopb_kernel_docs.errors import (
     InvalidArguments,
     InvalidDocId,
     LimitExceeded,
+    PartialWrite,
     StaleWrite,
+    StoreUnavailable,
     UnreadableDoc,
 )
-from biopb_kernel_docs.index import ENTRY_CAP, parse_index
-from biopb_kernel_docs.ops import BODY_LINE_CAP
+from biopb_kernel_docs.index import parse_index
 from biopb_kernel_docs.render import text
 
-TODAY = time.strftime("%Y-%m-%d")
+# A fixed modification time, so no test depends on the date it runs.
+MTIME = time.mktime((2026, 3, 14, 12, 0, 0, 0, 0, -1))
+
+
+def _put_local_dated(tiers, doc_id, text):
+    path = tiers.put_local(doc_id, text)
+    os.utime(path, (MTIME, MTIME))
+    return path
 
 
 def _shipped_snapshot(tiers):
@@ -51,13 +61,13 @@ def test_read_shipped_doc_has_header_then_the_file_verbatim(docs):
 
 
 def test_read_shadowing_copy_says_it_shadows_shipped(tiers, docs):
-    tiers.put_local("data", "# My data\n")
-    assert read(docs, "data").split("\n")[0] == f"[data · local · updated {TODAY} · shadows shipped]"
+    _put_local_dated(tiers, "data", "# My data\n")
+    assert read(docs, "data").split("\n")[0] == "[data · local · updated 2026-03-14 · shadows shipped]"
 
 
 def test_read_local_only_doc_has_no_shadow_note(tiers, docs):
-    tiers.put_local("mine", "# Mine\n")
-    assert read(docs, "mine") == f"[mine · local · updated {TODAY}]\n\n# Mine\n"
+    _put_local_dated(tiers, "mine", "# Mine\n")
+    assert read(docs, "mine") == "[mine · local · updated 2026-03-14]\n\n# Mine\n"
 
 
 def test_banked_doc_is_readable_by_id(docs):
@@ -215,9 +225,9 @@ def test_replace_that_differs_only_in_whitespace_says_so(tiers, docs):
 
 
 def test_replace_quoting_the_header_line_says_to_leave_it_out(tiers, docs):
-    tiers.put_local("mine", "# Mine\n")
+    _put_local_dated(tiers, "mine", "# Mine\n")
     with pytest.raises(EditRefused, match="header"):
-        write(docs, "mine", old=f"[mine · local · updated {TODAY}]\n\n# Mine", new="x")
+        write(docs, "mine", old="[mine · local · updated 2026-03-14]\n\n# Mine", new="x")
 
 
 def test_replace_quoting_loader_markers_in_the_index_explains_them(tiers, docs):
@@ -303,9 +313,14 @@ def test_write_through_a_symlink_out_of_the_tier_is_refused(tiers, docs, tmp_pat
     assert list(outside.iterdir()) == []
 
 
-def test_body_over_the_line_cap_is_refused(tiers, docs):
-    body = "# Long\n" + "line\n" * BODY_LINE_CAP
-    with pytest.raises(LimitExceeded, match=rf"{BODY_LINE_CAP + 1} lines; the cap is {BODY_LINE_CAP}"):
+def test_a_body_of_exactly_300_lines_is_accepted(tiers, docs):
+    write(docs, "long", body="# Long\n" + "line\n" * 299)
+    assert tiers.local_text("long").count("\n") == 300
+
+
+def test_a_body_of_301_lines_is_refused(tiers, docs):
+    body = "# Long\n" + "line\n" * 300
+    with pytest.raises(LimitExceeded, match=r"301 lines; the cap is 300"):
         write(docs, "long", body=body)
     assert not (tiers.local / "long.md").exists()
     assert "long" not in tiers.local_text("index")
@@ -314,11 +329,11 @@ def test_body_over_the_line_cap_is_refused(tiers, docs):
 def test_replace_that_grows_a_doc_over_the_cap_is_refused(tiers, docs):
     tiers.put_local("mine", "# Mine\nEND\n")
     with pytest.raises(LimitExceeded):
-        write(docs, "mine", old="END", new="line\n" * BODY_LINE_CAP)
+        write(docs, "mine", old="END", new="line\n" * 300)
     assert tiers.local_text("mine") == "# Mine\nEND\n"
 
 
-def _full_index(count=ENTRY_CAP):
+def _full_index(count=200):
     return "# I\n" + "".join(f"- doc-{n}: hook\n" for n in range(count))
 
 
@@ -333,7 +348,7 @@ def test_create_with_a_full_index_is_refused_and_writes_nothing(tiers, docs):
 def test_index_body_over_the_cap_is_refused(tiers, docs):
     tiers.put_local("index", "# I\n")
     with pytest.raises(LimitExceeded, match="201 entries"):
-        write(docs, "index", body=_full_index(ENTRY_CAP + 1))
+        write(docs, "index", body=_full_index(201))
     assert tiers.local_text("index") == "# I\n"
 
 
@@ -426,3 +441,194 @@ def test_index_rendering_counts_as_reading_the_index(tiers, docs):
     with pytest.raises(EditRefused, match="changed on disk"):
         write(docs, "index", body="# Rewritten\n")
     assert re.search(r"added-by-user", tiers.local_text("index"))
+
+
+def test_first_access_seeds_the_local_index_from_the_shipped_one(tiers):
+    tiers.docs().index()
+    assert tiers.local_text("index") == (tiers.shipped / "index.md").read_text()
+
+
+def test_seeding_never_replaces_an_existing_local_index(tiers):
+    tiers.put_local("index", "# Mine\n")
+    tiers.docs().index()
+    assert tiers.local_text("index") == "# Mine\n"
+
+
+# -- the values -----------------------------------------------------------------------------------
+
+
+def test_a_doc_view_carries_what_the_panel_needs_without_parsing(tiers, docs):
+    tiers.put_local(
+        "lab/a", "---\ndescription: a note\n---\n# A note\n\nSee [[flatfield]] and [[data]], [[flatfield]].\n"
+    )
+    view = docs.doc("lab/a")
+    assert (view.id, view.tier, view.title, view.description) == ("lab/a", "local", "A note", "a note")
+    assert view.links == ("flatfield", "data")
+    assert view.body.startswith("# A note\n")
+    assert view.frontmatter == (("description", "a note"),)
+    assert view.sha256 == hashlib.sha256((tiers.local / "lab/a.md").read_bytes()).hexdigest()
+
+
+def test_an_index_view_carries_headings_markers_tails_and_the_cap(tiers, docs):
+    tiers.put_local("data", "# Mine\n")
+    view = docs.index()
+    assert [(e.id, e.heading, e.marker) for e in view.entries] == [
+        ("data", "## References", "local copy"),
+        ("flatfield", "## Procedures", None),
+        ("stitch-tiles", "## Procedures", None),
+    ]
+    assert [item.id for item in view.new_shipped] == ["segment-nuclei"]
+    assert view.new_shipped[0].description == "find the nuclei"
+    assert view.ignored == ("old-method",)
+    assert (view.entry_count, view.entry_cap) == (3, 200)
+    assert view.headings == ("# Test docs", "## References", "## Procedures")
+
+
+def test_a_write_result_says_what_was_created_and_filed_where(tiers, docs):
+    result = docs.write_doc("lab/new", body="# New\n\nA new note.\n")
+    assert (result.outcome, result.filed_under) == ("created", "## Unfiled")
+    assert [change.id for change in result.changes] == ["lab/new", "index"]
+    assert result.changes[0].before is None
+    assert result.sha256 == hashlib.sha256(b"# New\n\nA new note.\n").hexdigest()
+    shadow = docs.write_doc("flatfield", old="Step one.", new="Step 1.")
+    assert (shadow.outcome, shadow.changes[0].base_tier) == ("shadowed", "shipped")
+
+
+# -- preconditions ----------------------------------------------------------------------------------
+
+
+def test_if_match_lets_a_write_land_only_on_the_text_it_was_based_on(tiers, docs):
+    tiers.put_local("mine", "# Mine\n\none\n")
+    sha = docs.doc("mine").sha256
+    tiers.put_local("mine", "# Mine\n\ntwo\n")
+    fresh = tiers.docs()  # another caller, with no memory of its own
+    with pytest.raises(StaleWrite, match=r"has changed since the text this write was based on"):
+        fresh.write_doc("mine", old="two", new="three", if_match=sha)
+    assert tiers.local_text("mine") == "# Mine\n\ntwo\n"
+    fresh.write_doc("mine", old="two", new="three", if_match=docs.doc("mine").sha256)
+    assert tiers.local_text("mine") == "# Mine\n\nthree\n"
+
+
+def test_if_match_on_a_doc_that_no_longer_exists_is_refused(docs):
+    with pytest.raises(StaleWrite, match="no longer exists"):
+        docs.write_doc("gone", body="# Gone\n", if_match="0" * 64)
+
+
+def test_a_refused_edit_of_the_index_does_not_count_as_reading_it(tiers, docs):
+    stale = docs.index().text
+    tiers.put_local("index", stale + "- theirs: another writer's entry\n")
+    with pytest.raises(EditRefused):
+        docs.write_doc("index", old="- not: in the file", new="- x: y")
+    with pytest.raises(StaleWrite):
+        docs.write_doc("index", body=stale + "- mine: my entry\n")
+    assert "- theirs: another writer's entry" in tiers.local_text("index")
+
+
+def test_an_old_new_edit_over_an_outside_change_does_not_mark_the_caller_current(tiers, docs):
+    tiers.put_local("mine", "# Mine\n\nalpha\nbeta\n")
+    docs.doc("mine")
+    tiers.put_local("mine", "# Mine\n\nalpha\nbeta\ngamma (theirs)\n")
+    docs.write_doc("mine", old="alpha", new="ALPHA")
+    with pytest.raises(StaleWrite):
+        docs.write_doc("mine", body="# Mine\n\nfrom my first reading\n")
+    assert "gamma (theirs)" in tiers.local_text("mine")
+
+
+def test_auto_filing_over_an_index_changed_outside_does_not_mark_the_caller_current(tiers, docs):
+    stale = docs.index().text
+    tiers.put_local("index", stale + "- theirs: another writer's entry\n")
+    docs.write_doc("lab/created", body="# Created\n")
+    with pytest.raises(StaleWrite):
+        docs.write_doc("index", body=stale)
+    assert "- theirs: another writer's entry" in tiers.local_text("index")
+
+
+# -- nothing is lost ----------------------------------------------------------------------------------
+
+
+def test_a_create_whose_doc_write_fails_reports_it_and_a_retry_finishes_it(tiers, docs, monkeypatch):
+    docs.index()
+    real = docs.store.write_local
+
+    def disk_full_for_the_doc(doc_id, text, **options):
+        if doc_id == "lab/half":
+            raise StoreUnavailable("Could not write lab/half.md: The disk is full.")
+        return real(doc_id, text, **options)
+
+    monkeypatch.setattr(docs.store, "write_local", disk_full_for_the_doc)
+    with pytest.raises(PartialWrite) as caught:
+        docs.write_doc("lab/half", body="# Half\n\nWritten twice.\n")
+    message = str(caught.value)
+    assert message.startswith("Filed 'lab/half' in the index, but writing the doc itself failed")
+    assert "retry the same write" in message
+    assert "- lab/half: Written twice. (missing)" in text(docs.index())
+    monkeypatch.undo()
+    result = docs.write_doc("lab/half", body="# Half\n\nWritten twice.\n")
+    assert (result.outcome, result.already_listed) == ("created", True)
+    assert tiers.local_text("index").count("- lab/half:") == 1
+    assert tiers.local_text("lab/half") == "# Half\n\nWritten twice.\n"
+
+
+def test_an_unclosed_code_fence_in_the_index_refuses_a_create_and_writes_nothing(tiers, docs):
+    tiers.put_local("index", "# I\n\n## A\n- a: x\n\n```python\nprint('never closed')\n")
+    with pytest.raises(EditRefused, match="never closed"):
+        docs.write_doc("lab/new", body="# New\n")
+    assert not (tiers.local / "lab/new.md").exists()
+
+
+def test_auto_filing_keeps_a_crlf_index_crlf(tiers, docs):
+    (tiers.local).mkdir(parents=True, exist_ok=True)
+    (tiers.local / "index.md").write_bytes(b"# I\r\n\r\n## A\r\n- a: x\r\n")
+    docs.write_doc("lab/new", body="# New\n\nhook text\n")
+    assert (
+        tiers.local / "index.md"
+    ).read_bytes() == b"# I\r\n\r\n## A\r\n- a: x\r\n\r\n## Unfiled\r\n- lab/new: hook text\r\n"
+
+
+def test_auto_filing_that_would_take_the_index_past_300_lines_is_refused(tiers, docs):
+    tiers.put_local("index", "# I\n" + "prose line\n" * 297 + "## Unfiled\n- a: x\n")
+    with pytest.raises(LimitExceeded, match=r"'index' would be 301 lines; the cap is 300"):
+        docs.write_doc("lab/new", body="# New\n")
+    assert not (tiers.local / "lab/new.md").exists()
+
+
+def test_the_line_cap_counts_newlines_not_other_unicode_line_separators(tiers, docs):
+    body = "# Long\n" + "a\u2028b\x0cc\u2029d\n" * 299
+    docs.write_doc("long", body=body)
+    assert tiers.local_text("long") == body
+
+
+def test_a_lone_surrogate_is_refused_and_nothing_is_written(tiers, docs):
+    with pytest.raises(InvalidArguments, match=r"lone surrogate \(U\+DCFF"):
+        docs.write_doc("lab/bad", body="# Bad\n\ncaf\udcff\n")
+    assert not (tiers.local / "lab/bad.md").exists()
+
+
+def test_seeding_rechecks_under_the_lock(tiers, docs, monkeypatch):
+    real_lock = docs.store.lock
+
+    @contextlib.contextmanager
+    def another_process_seeds_first():
+        tiers.put_local("index", "# Seeded by another process\n")
+        with real_lock():
+            yield
+
+    monkeypatch.setattr(docs.store, "lock", another_process_seeds_first)
+    assert docs.index().text == "# Seeded by another process\n"
+    assert tiers.local_text("index") == "# Seeded by another process\n"
+
+
+def test_a_deleted_index_is_seeded_again_with_the_local_docs_filed_back(tiers, docs):
+    docs.write_doc("lab/kept", body="# Kept\n\nThe lab's own protocol.\n")
+    docs.write_doc("data", body="# My data\n")  # a shadow: its shipped entry comes back with the seed
+    (tiers.local / "index.md").unlink()
+    view = tiers.docs().index()
+    assert "- lab/kept: The lab's own protocol." in view.text
+    assert "index.md was missing and was seeded again on" in view.text
+    assert [e.id for e in view.entries].count("data") == 1
+
+
+def test_a_first_run_files_nothing_back(tiers):
+    tiers.put_local("dropped-by-hand", "# By hand\n")
+    view = tiers.docs().index()
+    assert "dropped-by-hand" not in view.text

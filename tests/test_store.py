@@ -1,7 +1,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -202,3 +208,142 @@ def test_fingerprint_moves_when_the_rendering_can_change(tiers):
 
 def test_fingerprint_survives_a_missing_local_tier(tiers):
     assert Store(tiers.shipped, tiers.local / "nowhere", "1").fingerprint()
+
+
+# -- files that are not what they seem ----------------------------------------------------------------
+
+
+def _finishes(function, seconds=10):
+    """Run ``function`` in a thread; True when it returned (or raised) within ``seconds``."""
+    outcome = []
+
+    def run():
+        try:
+            outcome.append(function())
+        except Exception as err:
+            outcome.append(err)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive(), outcome[0] if outcome else None
+
+
+def test_a_fifo_in_the_local_tier_never_blocks_a_read_a_render_or_a_write(tiers):
+    docs = tiers.docs()
+    docs.index()
+    os.mkfifo(tiers.local / "pipe.md")
+    os.mkfifo(tiers.local / ".shipped-manifest.json.tmp")
+    done, outcome = _finishes(lambda: docs.read_doc("pipe"))
+    assert done
+    assert isinstance(outcome, UnreadableDoc)
+    assert "a FIFO (named pipe), not a doc file" in str(outcome)
+    (tiers.local / ".shipped-manifest.json").unlink()
+    os.mkfifo(tiers.local / ".shipped-manifest.json")
+    done, outcome = _finishes(lambda: tiers.docs(version="2.0").index())
+    assert done
+    assert not isinstance(outcome, Exception), outcome
+    done, outcome = _finishes(lambda: docs.write_doc("lab/next", body="# Next\n"))
+    assert done
+    assert not isinstance(outcome, Exception), outcome
+
+
+def test_a_fifo_or_a_directory_where_the_lock_belongs_is_refused_with_what_to_do(tiers):
+    docs = tiers.docs()
+    docs.index()
+    (tiers.local / ".lock").unlink(missing_ok=True)
+    os.mkfifo(tiers.local / ".lock")
+    done, outcome = _finishes(lambda: docs.write_doc("lab/x", body="# X\n"))
+    assert done
+    assert isinstance(outcome, StoreUnavailable)
+    assert "not a regular file" in str(outcome)
+    assert "Remove it" in str(outcome)
+    (tiers.local / ".lock").unlink()
+    (tiers.local / ".lock").mkdir()
+    with pytest.raises(StoreUnavailable, match=r"Cannot open the lock file .*remove whatever is there"):
+        docs.write_doc("lab/x", body="# X\n")
+    assert not (tiers.local / "lab/x.md").exists()
+
+
+def test_a_socket_named_like_a_doc_is_reported_not_read(tiers):
+    tiers.local.mkdir(parents=True)
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tiers.local / "sock.md"))
+        with pytest.raises(UnreadableDoc, match="is a socket, not a doc file"):
+            tiers.docs().read_doc("sock")
+    finally:
+        server.close()
+
+
+def test_a_symlink_loop_is_a_clear_refusal_and_an_entry_naming_it_is_missing(tiers):
+    tiers.local.mkdir(parents=True)
+    os.symlink("loop.md", tiers.local / "loop.md")
+    docs = tiers.docs()
+    with pytest.raises(UnreadableDoc, match="symlink loop"):
+        docs.read_doc("loop")
+    tiers.put_local("index", "# I\n- loop: a loop\n")
+    assert docs.index().entries[0].marker == "missing"
+
+
+def test_a_local_tier_that_cannot_be_created_still_serves_shipped_docs(tiers):
+    blocker = tiers.local.parent / "blocker"
+    blocker.write_text("a file where a directory should be")
+    docs = Store(tiers.shipped, blocker / "docs", "1")
+    from biopb_kernel_docs.ops import Docs
+
+    reader = Docs(docs)
+    assert reader.read_doc("flatfield").tier == "shipped"
+    view = reader.index()
+    assert view.tier == "shipped"
+    assert "The local index could not be created" in view.notices[0]
+    with pytest.raises(StoreUnavailable, match="Nothing can be written"):
+        reader.write_doc("mine", body="# Mine\n")
+
+
+READ_ONLY_SCRIPT = """
+import sys
+from biopb_kernel_docs.errors import DocsError
+from biopb_kernel_docs.ops import Docs
+from biopb_kernel_docs.store import Store
+docs = Docs(Store(sys.argv[1], sys.argv[2], "1"))
+print(docs.read_doc("flatfield").tier)
+print(docs.index().tier)
+try:
+    docs.write_doc("flatfield", old="Step one.", new="Step 1.")
+except DocsError as err:
+    print(type(err).__name__, err)
+"""
+
+
+def test_a_read_only_local_tier_reads_everything_and_refuses_writes_clearly(tiers):
+    # As root, permissions do not bind: the script then runs as nobody (setpriv).
+    root = Path(tempfile.mkdtemp(prefix="biopb-ro-"))
+    try:
+        shutil.copytree(tiers.shipped, root / "shipped")
+        tiers_ro = type(tiers)(root / "shipped", root / "local")
+        tiers_ro.docs().index()
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        command = [sys.executable, "-c", READ_ONLY_SCRIPT, str(root / "shipped"), str(root / "local")]
+        if os.geteuid() == 0:
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[:2] == ["shipped", "local"]
+        assert done.stdout.splitlines()[2].startswith("StoreUnavailable Cannot open the lock file")
+        assert "Traceback" not in done.stderr
+    finally:
+        for path in [root, *root.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(root)
+
+
+def test_temp_files_left_by_killed_writers_are_swept_by_the_next_write(tiers):
+    docs = tiers.docs()
+    docs.write_doc("lab/one", body="# One\n")
+    for n in range(5):
+        (tiers.local / f".tmp-dead{n}.part").write_text("half a write")
+        (tiers.local / "lab" / f".tmp-dead{n}.part").write_text("half a write")
+    tiers.docs().write_doc("lab/two", body="# Two\n")  # a new process's first writes into both dirs
+    assert sorted(p.name for p in tiers.local.rglob(".tmp-*")) == []

@@ -1,0 +1,130 @@
+"""The kernel side of the bridge answers every frame, and its channel keeps serving whatever it gets."""
+
+from __future__ import annotations
+
+import json
+from queue import Empty
+
+import anyio
+import pytest
+import zmq
+
+from biopb_kernel_docs import operations
+from biopb_kernel_docs.bridge import wire
+from biopb_kernel_docs.bridge.channel import Channel, start_server
+from biopb_kernel_docs.bridge.kernel_side import dispatch
+from biopb_kernel_docs.config import DocStore
+from biopb_kernel_docs.errors import (
+    BridgeMismatch,
+    DocNotFound,
+    InternalError,
+    InvalidArguments,
+    LimitExceeded,
+    StaleWrite,
+)
+from biopb_kernel_docs.values import DocView, IndexView
+
+
+@pytest.fixture
+def doc_store(tiers) -> DocStore:
+    return DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+
+
+def _call(doc_store, operation, arguments, session="s1"):
+    return wire.parse_answer(dispatch(doc_store, wire.request_frame(session, operation, arguments)))
+
+
+def test_a_value_crosses_the_wire_intact(doc_store):
+    view = _call(doc_store, "read_doc", {"id": "flatfield"})
+    assert isinstance(view, DocView)
+    assert view.frontmatter == (("description", "fix shading"), ("updated", "2026-01-02"))
+    index = _call(doc_store, "index", {})
+    assert isinstance(index, IndexView)
+    assert [e.id for e in index.entries] == ["data", "flatfield", "stitch-tiles"]
+
+
+def test_a_refusal_keeps_its_kind_and_its_next_step_across_the_wire(doc_store, tiers):
+    with pytest.raises(DocNotFound) as missing:
+        _call(doc_store, "read_doc", {"id": "flatfeld"})
+    assert missing.value.status == 404
+    tiers.put_local("mine", "# Mine\n")
+    _call(doc_store, "read_doc", {"id": "mine"})
+    tiers.put_local("mine", "# Changed elsewhere\n")
+    with pytest.raises(StaleWrite) as stale:
+        _call(doc_store, "write_doc", {"id": "mine", "body": "# From a stale read\n"})
+    assert stale.value.status == 409
+    with pytest.raises(InvalidArguments) as usage:
+        _call(doc_store, "write_doc", {"id": "mine"})
+    assert usage.value.status == 400
+    with pytest.raises(LimitExceeded) as limit:
+        _call(doc_store, "write_doc", {"id": "long", "body": "line\n" * 301})
+    assert limit.value.status == 413
+
+
+@pytest.mark.parametrize(
+    ("frame", "error", "says"),
+    [
+        ("{not json", InvalidArguments, "not valid JSON"),
+        (json.dumps([1, 2]), InvalidArguments, "JSON object"),
+        (None, InvalidArguments, "JSON text"),
+        (json.dumps({"protocol": 1, "session": "s", "operation": "read_doc"}), BridgeMismatch, "Upgrade"),
+        (wire.request_frame("s", "search_docs", {"query": "x"}), InvalidArguments, "Unknown operation"),
+        (wire.request_frame("s", "read_doc", {"id": 7}), InvalidArguments, "must be a string"),
+        (wire.request_frame("s", "read_doc", {"doc": "x"}), InvalidArguments, "has no argument 'doc'"),
+        ("x" * (wire.MAX_FRAME_CHARS + 1), LimitExceeded, "limit"),
+    ],
+)
+def test_a_bad_request_gets_an_answer_saying_what_is_wrong(doc_store, frame, error, says):
+    with pytest.raises(error, match=says):
+        wire.parse_answer(dispatch(doc_store, frame))
+
+
+def test_an_exception_inside_an_operation_is_reported_as_a_bug_not_raised(doc_store, monkeypatch):
+    broken = operations.Operation(
+        name="read_doc",
+        summary="broken",
+        parameters=operations.OPERATIONS["read_doc"].parameters,
+        returns=(),
+        errors=(),
+        run=lambda docs, arguments: 1 / 0,
+    )
+    monkeypatch.setitem(operations.OPERATIONS, "read_doc", broken)
+    with pytest.raises(InternalError, match=r"ZeroDivisionError.*This is a bug"):
+        _call(doc_store, "read_doc", {"id": "flatfield"})
+
+
+def test_an_answer_from_a_peer_of_another_protocol_says_which_side_to_upgrade():
+    with pytest.raises(BridgeMismatch, match="kernel's side"):
+        wire.parse_answer(json.dumps({"ok": True, "result": "old format"}))
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_channel_keeps_serving_after_garbage_forgeries_and_empty_requests(doc_store):
+    key = b"a-test-key"
+    endpoint = start_server(key, "hmac-sha256", lambda frame: dispatch(doc_store, frame))
+    raw = zmq.Context.instance().socket(zmq.DEALER)
+    raw.linger = 0
+    raw.connect(endpoint)
+    raw.send_multipart([b"not", b"a", b"message"])
+    raw.send_multipart([b"<IDS|MSG>", b"forged-signature", b"{}", b"{}", b"{}", b"{}"])
+    channel = Channel(endpoint, key, "hmac-sha256")
+    forged = Channel(endpoint, b"another-key", "hmac-sha256")
+    try:
+        with anyio.fail_after(10):
+            unanswered = await forged.send(wire.request_frame("s", "index", {}))
+            with pytest.raises(Empty):
+                await forged.receive(unanswered, 0.5)
+            empty = await channel.send(None)  # a signed request with no frame in it
+            with pytest.raises(InvalidArguments):
+                wire.parse_answer(await channel.receive(empty, 5))
+            good = await channel.send(wire.request_frame("s", "read_doc", {"id": "data"}))
+            assert wire.parse_answer(await channel.receive(good, 5)).id == "data"
+    finally:
+        channel.close()
+        forged.close()
+        raw.close()
