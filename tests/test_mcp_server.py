@@ -363,3 +363,74 @@ async def test_store_options_with_existing_are_refused(home, tiers, user_kernel)
     )
     assert done.returncode == 2
     assert b"the shared config file" in done.stderr
+
+
+# -- what a session remembers, and what it is told ----------------------------------------------------
+
+
+async def test_a_body_write_from_a_stale_read_is_refused_through_an_mcp_session(home, tiers):
+    tiers.put_local("lab/guarded", "# Guarded\n\nfirst\n")
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert not (await session.call_tool("read_doc", {"id": "lab/guarded"})).is_error
+        tiers.put_local("lab/guarded", "# Guarded\n\nan edit made by the user\n")
+        result = await session.call_tool("write_doc", {"id": "lab/guarded", "body": "# Guarded\n\nstale\n"})
+        assert result.is_error
+        assert "changed on disk since you last read it" in text_of(result)
+        assert 'read_doc("lab/guarded") to see the current text' in text_of(result)
+    assert tiers.local_text("lab/guarded") == "# Guarded\n\nan edit made by the user\n"
+
+
+async def test_write_doc_notifies_subscribers_itself_without_the_watcher(home, tiers):
+    heard = Notifications()
+    params = own_kernel(home, tiers, "--poll-interval", "3600")  # the watcher looks once, at start
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, message_handler=heard) as session,
+    ):
+        await session.initialize()
+        with pytest.warns(Warning, match="subscri"):
+            await session.subscribe_resource(INDEX_URI)
+        await session.call_tool("write_doc", {"id": "lab/fresh", "body": "# Fresh\n\nA new doc.\n"})
+        assert await heard.next(timeout=10) == INDEX_URI
+
+
+async def test_the_handshake_answers_even_when_the_attached_kernel_is_dead(home, tiers):
+    kernel = Kernel(
+        home, (f"--DocStore.docs_local_dir={tiers.local}", f"--DocStore.shipped_dir={tiers.shipped}")
+    )
+    connection_file = kernel.connection_file
+    kernel.manager.shutdown_kernel(now=True)
+    kernel.client.stop_channels()
+    params = server(home, "--existing", connection_file, "--timeout", "3")
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        with anyio.fail_after(30):  # a hang shows as a timeout, not as a passing test
+            init = await session.initialize()
+        assert init.instructions.startswith(HEADER)
+        assert "The index could not be loaded" in init.instructions
+        result = await session.call_tool("read_doc", {"id": "data"})
+        assert result.is_error
+        assert "%docs_connect" in text_of(result)
+
+
+async def test_a_subscriber_that_went_away_never_breaks_a_write(tiers):
+    """Over stdio a server has one client; a gone session is simulated by one whose sends fail."""
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.config import DocStore
+    from biopb_kernel_docs.mcp_server import DocsBridge
+    from biopb_kernel_docs.operations import OPERATIONS
+
+    class GoneSession:
+        async def send_resource_updated(self, uri):
+            raise anyio.BrokenResourceError
+
+    bridge = DocsBridge(
+        InProcessDocsClient(DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped)))
+    )
+    await bridge.instructions_for(None)  # the baseline the notifications compare against
+    gone = GoneSession()
+    bridge._handshake_subscribers.add(gone)
+    result = await bridge._tool(OPERATIONS["write_doc"], {"id": "lab/after", "body": "# After\n"})
+    assert not result.is_error, text_of(result)
+    assert tiers.local_text("lab/after") == "# After\n"
+    assert gone not in bridge._handshake_subscribers
