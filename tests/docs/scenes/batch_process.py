@@ -64,11 +64,20 @@ def scene() -> dict[str, object]:
                 key = f"{row}{col:02d}_f{field}"
                 n = int(rng.integers(4, 13))
                 fault = faults.get(key)
-                pixels = _field(rng, n, 6.0 if fault == "focus" else 1.0, 200.0 if fault == "saturated" else 1.0)
+                pixels = _field(
+                    rng, n, 6.0 if fault == "focus" else 1.0, 200.0 if fault == "saturated" else 1.0
+                )
                 path = os.path.join(folder, f"plate1_{key}.ome.tif")
-                tifffile.imwrite(path, pixels, metadata={"axes": "CYX", "PhysicalSizeX": PIXEL_SIZE_UM,
-                                                        "PhysicalSizeY": PIXEL_SIZE_UM,
-                                                        "Channel": {"Name": ["DAPI", "GFP"]}})
+                tifffile.imwrite(
+                    path,
+                    pixels,
+                    metadata={
+                        "axes": "CYX",
+                        "PhysicalSizeX": PIXEL_SIZE_UM,
+                        "PhysicalSizeY": PIXEL_SIZE_UM,
+                        "Channel": {"Name": ["DAPI", "GFP"]},
+                    },
+                )
                 if fault == "unreadable":
                     with open(path, "r+b") as handle:
                         handle.truncate(300)
@@ -94,27 +103,44 @@ def check(namespace: dict) -> None:
     for path, (_, n, fault) in planted.items():
         row, name = rows[path], os.path.basename(path)
         if fault == "unreadable":
-            assert row["status"] == "failed", f"{name}: expected status 'failed' (truncated file), got {row['status']!r}"
+            assert row["status"] == "failed", (
+                f"{name}: expected status 'failed' (truncated file), got {row['status']!r}"
+            )
         elif fault == "focus":
-            assert "out of focus" in row["flags"], f"{name}: expected the flag 'out of focus', got {row['flags']}"
+            assert "out of focus" in row["flags"], (
+                f"{name}: expected the flag 'out of focus', got {row['flags']}"
+            )
         elif fault == "saturated":
             assert "saturated" in row["flags"], f"{name}: expected the flag 'saturated', got {row['flags']}"
         else:
-            assert row["status"] == "ok" and not row["flags"], f"{name}: expected ok and unflagged, got {row['status']}, {row['flags']}"
-            assert row["n_objects"] == n, f"{name}: expected {n} nuclei, the batch recorded {row['n_objects']}"
+            assert row["status"] == "ok", f"{name}: expected status ok, got {row['status']} ({row['error']})"
+            assert not row["flags"], f"{name}: expected no QC flag, got {row['flags']}"
+            assert row["n_objects"] == n, (
+                f"{name}: expected {n} nuclei, the batch recorded {row['n_objects']}"
+            )
     wells = namespace["batch_wells"]
     for well in sorted({w for w, _, _ in planted.values()}):
         good = [n for w, n, fault in planted.values() if w == well and fault is None]
-        assert wells[well]["fields"] == len(good), f"{well}: expected {len(good)} fields used, got {wells[well]['fields']}"
-        assert wells[well]["n_objects"] == sum(good), f"{well}: expected {sum(good)} nuclei, got {wells[well]['n_objects']}"
+        assert wells[well]["fields"] == len(good), (
+            f"{well}: expected {len(good)} fields used, got {wells[well]['fields']}"
+        )
+        assert wells[well]["n_objects"] == sum(good), (
+            f"{well}: expected {sum(good)} nuclei, got {wells[well]['n_objects']}"
+        )
     with open(namespace["batch_record_path"], encoding="utf-8") as handle:
         record = json.load(handle)
-    assert record["settings"] == {"threshold_sd": 5.0, "min_area_um2": 20.0}, f"record: settings are {record['settings']}"
-    assert {"numpy", "bioio"} <= set(record["versions"]), f"record: versions cover only {sorted(record['versions'])}"
+    assert record["settings"] == {"threshold_sd": 5.0, "min_area_um2": 20.0}, (
+        f"record: settings are {record['settings']}"
+    )
+    assert {"numpy", "bioio"} <= set(record["versions"]), (
+        f"record: versions cover only {sorted(record['versions'])}"
+    )
     for entry in record["files"]:
         with open(entry["path"], "rb") as handle:
             digest = hashlib.sha256(handle.read()).hexdigest()
         assert entry["sha256"] == digest, f"record: the checksum of {entry['path']} does not match the file"
     with open(namespace["batch_table_path"], encoding="utf-8") as handle:
         lines = handle.read().splitlines()
-    assert len(lines) == len(planted) + 1, f"table: expected a header and {len(planted)} rows, got {len(lines)} lines"
+    assert len(lines) == len(planted) + 1, (
+        f"table: expected a header and {len(planted)} rows, got {len(lines)} lines"
+    )

@@ -63,7 +63,9 @@ def check(namespace: dict) -> None:
     assert got.shape == dff.shape, f"expected ΔF/F₀ of shape (cells, frames) {dff.shape}, got {got.shape}"
     # per-frame noise of a cell's mean, relative to its resting level once the bleaching is divided out
     signal = rest[:, None] * bleach[None, :] * (1 + dff)
-    sigma = np.sqrt(signal + BACKGROUND + READ_SD**2) / np.sqrt(npix[:, None]) / (rest[:, None] * bleach[None, :])
+    sigma = (
+        np.sqrt(signal + BACKGROUND + READ_SD**2) / np.sqrt(npix[:, None]) / (rest[:, None] * bleach[None, :])
+    )
     for cell in range(dff.shape[0]):
         error = got[cell] - dff[cell]
         ratio = np.sqrt(np.mean(error**2) / np.mean(sigma[cell] ** 2))
@@ -75,9 +77,13 @@ def check(namespace: dict) -> None:
         quarter = N_FRAMES // 4
         quiet = dff[cell] < 1e-3
         drift = got[cell, -quarter:][quiet[-quarter:]].mean() - got[cell, :quarter][quiet[:quarter]].mean()
-        limit = 5 * np.sqrt(np.mean(sigma[cell] ** 2) / quiet[:quarter].sum() + np.mean(sigma[cell] ** 2) / quiet[-quarter:].sum())
+        limit = 5 * np.sqrt(
+            np.mean(sigma[cell] ** 2) / quiet[:quarter].sum()
+            + np.mean(sigma[cell] ** 2) / quiet[-quarter:].sum()
+        )
         assert abs(drift) <= limit, (
-            f"cell {cell + 1}: expected a flat baseline (last minus first quarter within {limit:.3f}), got {drift:+.3f}"
+            f"cell {cell + 1}: expected a flat baseline (last minus first quarter within {limit:.3f}), "
+            f"got {drift:+.3f}"
         )
     fit = namespace["bleach_fit"]
     assert abs(fit["tau_s"] - TAU_S) <= 4 * fit["tau_se_s"] + 0.03 * TAU_S, (

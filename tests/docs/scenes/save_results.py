@@ -12,9 +12,11 @@ with other readers than the procedure used (tifffile's XML parse, zarr, Pillow, 
 
 from __future__ import annotations
 
+import atexit
 import csv
 import json
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -37,6 +39,8 @@ def scene() -> dict[str, object]:
     ids = np.arange(1, 301)
     table = {"label": ids, "volume_um3": np.bincount(labels.ravel())[1:] * float(np.prod(SPACING_UM))}
     TRUTH.update(image=image, labels=labels, table=table)
+    folder = tempfile.mkdtemp(prefix="save-scene-")
+    atexit.register(shutil.rmtree, folder, True)
     return {
         "result_image": image,
         "result_axes": "CZYX",
@@ -44,7 +48,7 @@ def scene() -> dict[str, object]:
         "result_table": table,
         "spacing_um": SPACING_UM,
         "channel_names": CHANNELS,
-        "result_dir": tempfile.mkdtemp(prefix="save-scene-"),
+        "result_dir": folder,
         "result_name": "sample1",
     }
 
@@ -58,13 +62,20 @@ def check(namespace: dict) -> None:
     for axis, value in zip("ZYX", SPACING_UM, strict=True):
         got = float(pixels[f"PhysicalSize{axis}"])
         unit = pixels.get(f"PhysicalSize{axis}Unit", "µm")
-        assert np.isclose(got, value) and unit == "µm", f"OME-TIFF: expected PhysicalSize{axis} {value} µm, got {got} {unit}"
+        assert np.isclose(got, value), f"OME-TIFF: expected PhysicalSize{axis} {value} µm, got {got} {unit}"
+        assert unit == "µm", f"OME-TIFF: expected PhysicalSize{axis}Unit µm, got {unit}"
     names = [c["Name"] for c in pixels["Channel"]]
     assert names == CHANNELS, f"OME-TIFF: expected channels {CHANNELS}, got {names}"
-    assert np.array_equal(stored, TRUTH["image"]), f"OME-TIFF: pixels differ (stored {stored.shape} {stored.dtype})"
+    assert np.array_equal(stored, TRUTH["image"]), (
+        f"OME-TIFF: pixels differ (stored {stored.shape} {stored.dtype})"
+    )
     labels = tifffile.imread(paths["labels_tiff"])
-    assert labels.dtype.itemsize >= 2 and np.array_equal(labels, TRUTH["labels"]), (
-        f"label OME-TIFF: expected the 300 ids in uint16 or wider, got {labels.dtype} with {len(np.unique(labels)) - 1} ids"
+    n_ids = len(np.unique(labels)) - 1
+    assert labels.dtype.itemsize >= 2, (
+        f"label OME-TIFF: expected uint16 or wider, got {labels.dtype} ({n_ids} ids)"
+    )
+    assert np.array_equal(labels, TRUTH["labels"]), (
+        f"label OME-TIFF: ids differ from the 300 planted ({n_ids} ids)"
     )
     # OME-Zarr: scale per level from zarr alone, and the NGFF labels group
     root = zarr.open_group(paths["ome_zarr"], mode="r")
@@ -75,7 +86,9 @@ def check(namespace: dict) -> None:
         expected = [1.0, SPACING_UM[0], SPACING_UM[1] * 2**level, SPACING_UM[2] * 2**level]
         assert np.allclose(scale, expected), f"OME-Zarr level {level}: expected scale {expected}, got {scale}"
     assert np.array_equal(root["0"][...], TRUTH["image"]), "OME-Zarr: level 0 pixels differ from the image"
-    assert root["labels"].attrs["ome"]["labels"] == ["labels"], "OME-Zarr: expected a labels group listing 'labels'"
+    assert root["labels"].attrs["ome"]["labels"] == ["labels"], (
+        "OME-Zarr: expected a labels group listing 'labels'"
+    )
     label_group = root["labels"]["labels"]
     assert "image-label" in label_group.attrs["ome"], "OME-Zarr labels: expected 'image-label' metadata"
     stored_labels = label_group["0"][...]
@@ -96,18 +109,18 @@ def check(namespace: dict) -> None:
     white_rows = (rgb == 255).all(axis=2).sum(axis=1)
     bar_px = white_rows.max()
     expected_px = bar_um / SPACING_UM[2]
-    assert abs(bar_px - expected_px) <= 1, f"figure: expected a {bar_um} µm bar of {expected_px:.0f} px, got {bar_px} px"
+    assert abs(bar_px - expected_px) <= 1, (
+        f"figure: expected a {bar_um} µm bar of {expected_px:.0f} px, got {bar_px} px"
+    )
     assert f"{bar_um:g} µm" in namespace["save_caption"], "figure: the caption must state the bar length"
     # table and sidecar
     with open(paths["table"], newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 300 and np.allclose([float(r["volume_um3"]) for r in rows], TRUTH["table"]["volume_um3"]), (
-        f"table: expected 300 rows with the planted volumes, got {len(rows)}"
-    )
+    assert len(rows) == 300, f"table: expected 300 rows, got {len(rows)}"
+    volumes = [float(r["volume_um3"]) for r in rows]
+    assert np.allclose(volumes, TRUTH["table"]["volume_um3"]), "table: volumes differ from the planted ones"
     with open(paths["sidecar"], encoding="utf-8") as handle:
         sidecar = json.load(handle)
-    assert sidecar["spacing_um"] == list(SPACING_UM) and sidecar["channel_names"] == CHANNELS, (
-        f"sidecar: expected spacing {SPACING_UM} and channels {CHANNELS}, got {sidecar.get('spacing_um')}, "
-        f"{sidecar.get('channel_names')}"
-    )
+    assert sidecar["spacing_um"] == list(SPACING_UM), f"sidecar: expected spacing {SPACING_UM}, got {sidecar}"
+    assert sidecar["channel_names"] == CHANNELS, f"sidecar: expected channels {CHANNELS}, got {sidecar}"
     assert os.path.dirname(paths["figure"]) == namespace["result_dir"], "every file belongs in result_dir"

@@ -78,7 +78,9 @@ def scene() -> dict[str, object]:
 
 
 def _cut(labels):
-    faces = np.concatenate([labels[[0, -1]].ravel(), labels[:, [0, -1]].ravel(), labels[:, :, [0, -1]].ravel()])
+    faces = np.concatenate(
+        [labels[[0, -1]].ravel(), labels[:, [0, -1]].ravel(), labels[:, :, [0, -1]].ravel()]
+    )
     return set(np.unique(faces)) - {0}
 
 
@@ -100,8 +102,9 @@ def check(namespace: dict) -> None:
         f"expected {n_truth} nuclei ({TRUTH['pairs']} touching pairs split), the procedure found {n_found}"
     )
     table = namespace["seg3d_table"]
-    assert table["label"].size >= len(set(np.unique(truth)) - {0} - _cut(truth)) - 1, (
-        f"expected about {len(set(np.unique(truth)) - {0} - _cut(truth))} whole nuclei in the table, got {table['label'].size}"
+    whole = len(set(np.unique(truth)) - {0} - _cut(truth))
+    assert table["label"].size >= whole - 1, (
+        f"expected about {whole} whole nuclei in the table, got {table['label'].size}"
     )
     for row, label in enumerate(table["label"]):
         true_id = np.bincount(truth[found == label]).argmax()
@@ -110,7 +113,9 @@ def check(namespace: dict) -> None:
         true_volume = np.count_nonzero(true) * voxel_um3
         floor = _band(true_volume)
         iou = np.count_nonzero(true & hit) / np.count_nonzero(true | hit)
-        assert iou >= floor, f"object {label}: expected IoU with nucleus {true_id} >= {floor:.2f}, got {iou:.2f}"
+        assert iou >= floor, (
+            f"object {label}: expected IoU with nucleus {true_id} >= {floor:.2f}, got {iou:.2f}"
+        )
         got = table["volume_um3"][row]
         assert abs(got / true_volume - 1) <= 1 - floor, (
             f"object {label}: expected volume {true_volume:.0f} µm³ within {1 - floor:.0%}, got {got:.0f}"

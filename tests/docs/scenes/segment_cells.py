@@ -59,8 +59,12 @@ def _build(seed: int = 5) -> dict[str, object]:
         counts = rng.poisson(ndi.gaussian_filter(signal, BLUR_PX) + 20.0) + OFFSET + rng.normal(0, 3, SHAPE)
         return np.clip(counts, 0, 65535).astype(np.uint16)
 
-    TRUTH.update(cells=cells, nuclei=nuclei, nc_ratio=dict(zip(ids, nc_ratio, strict=True)),
-                 tf_cyto=dict(zip(ids, cyto_level, strict=True)))
+    TRUTH.update(
+        cells=cells,
+        nuclei=nuclei,
+        nc_ratio=dict(zip(ids, nc_ratio, strict=True)),
+        tf_cyto=dict(zip(ids, cyto_level, strict=True)),
+    )
     return {
         "cell_stain": camera(membrane),
         "cell_stain_kind": "membrane",
@@ -79,10 +83,14 @@ def scene() -> dict[str, object]:
 def check(namespace: dict) -> None:
     cells, labels = TRUTH["cells"], namespace["cellseg_labels"]
     table = namespace["cellseg_table"]
-    interior = [i for i in np.unique(cells[1:-1, 1:-1]) if i and not np.isin(
-        i, np.concatenate([cells[0], cells[-1], cells[:, 0], cells[:, -1]]))]
+    interior = [
+        i
+        for i in np.unique(cells[1:-1, 1:-1])
+        if i and not np.isin(i, np.concatenate([cells[0], cells[-1], cells[:, 0], cells[:, -1]]))
+    ]
     assert sorted(table["label"].tolist()) == sorted(interior), (
-        f"expected the table to list the cells clear of the border {sorted(interior)}, got {sorted(table['label'])}"
+        f"expected the table to list the cells clear of the border {sorted(interior)}, "
+        f"got {sorted(table['label'])}"
     )
     for i in interior:
         true_cell, found = cells == i, labels == i

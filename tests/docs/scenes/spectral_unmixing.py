@@ -67,10 +67,12 @@ def scene() -> dict[str, object]:
 
 def check(namespace: dict) -> None:
     truth, unmixed = TRUTH["abundance"], namespace["unmix_abundance"]
-    assert list(namespace["unmix_names"]) == list(NAMES), f"expected dyes {NAMES}, got {namespace['unmix_names']}"
+    assert list(namespace["unmix_names"]) == list(NAMES), (
+        f"expected dyes {NAMES}, got {namespace['unmix_names']}"
+    )
     assert unmixed.shape == truth.shape, f"expected abundance maps {truth.shape}, got {unmixed.shape}"
     spectra = TRUTH["spectra"]
-    # noise a least-squares unmixing propagates, per dye and pixel: pinv(M) applied to the per-channel variance
+    # the noise least squares propagates, per dye and pixel: pinv(M) squared times the channel variances
     pinv = np.linalg.pinv(spectra)
     variance = np.tensordot(spectra, truth, axes=(1, 0)) + OFFSETS[:, None, None] + READ_SD**2
     sigma = np.sqrt(np.tensordot(pinv**2, variance, axes=(1, 0)))
@@ -86,7 +88,11 @@ def check(namespace: dict) -> None:
         alone = (truth[k] < 1) & np.all([truth[j] > 200 for j in others[:1]], axis=0)
         if alone.sum() >= 50:
             leak = unmixed[k][alone].mean()
-            limit = 5 * np.sqrt(np.mean(sigma[k][alone] ** 2) / alone.sum()) + 0.01 * truth[others[0]][alone].mean()
+            limit = (
+                5 * np.sqrt(np.mean(sigma[k][alone] ** 2) / alone.sum())
+                + 0.01 * truth[others[0]][alone].mean()
+            )
             assert abs(leak) <= limit, (
-                f"{name}: expected no signal where only {NAMES[others[0]]} is (|mean| <= {limit:.1f}), got {leak:.1f}"
+                f"{name}: expected no signal where only {NAMES[others[0]]} is (|mean| <= {limit:.1f}), "
+                f"got {leak:.1f}"
             )
