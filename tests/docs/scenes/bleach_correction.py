@@ -69,9 +69,9 @@ def check(namespace: dict) -> None:
     for cell in range(dff.shape[0]):
         error = got[cell] - dff[cell]
         ratio = np.sqrt(np.mean(error**2) / np.mean(sigma[cell] ** 2))
-        # pure noise gives 1; allow for the background estimate and the fit, not for drift
-        assert ratio <= 1.5, (
-            f"cell {cell + 1}: expected ΔF/F₀ within the shot noise of the truth (RMS error / noise <= 1.5), "
+        # pure noise gives 1; the background, the fit and F0 may add 70 % of its variance (1.3² = 1.69)
+        assert ratio <= 1.3, (
+            f"cell {cell + 1}: expected ΔF/F₀ within the shot noise of the truth (RMS error / noise <= 1.3), "
             f"got {ratio:.2f}"
         )
         quarter = N_FRAMES // 4

@@ -79,10 +79,11 @@ def check(namespace: dict) -> None:
     for k, name in enumerate(NAMES):
         error = unmixed[k] - truth[k]
         ratio = np.sqrt(np.mean(error**2) / np.mean(sigma[k] ** 2))
-        # pure propagated noise gives 1; spectra and backgrounds estimated from the data add a little
-        assert ratio <= 1.3, (
+        # pure propagated noise gives 1; spectra and backgrounds estimated from the data may add a third
+        # of its variance (1.15² = 1.32)
+        assert ratio <= 1.15, (
             f"{name}: expected the unmixed map within the propagated noise of the truth (RMS error / noise "
-            f"<= 1.3), got {ratio:.2f}"
+            f"<= 1.15), got {ratio:.2f}"
         )
         others = [j for j in range(len(NAMES)) if j != k]
         alone = (truth[k] < 1) & np.all([truth[j] > 200 for j in others[:1]], axis=0)
