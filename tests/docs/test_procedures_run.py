@@ -8,6 +8,7 @@ procedure passes its own checkpoints. A procedure that no longer runs fails the 
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 
@@ -22,6 +23,9 @@ def test_procedure_code_runs_and_its_checkpoints_hold(doc_id):
     namespace: dict[str, object] = {"__name__": f"procedure_{doc_id.replace('-', '_')}", **scene}
     for line, code in blocks:
         exec(compile(code, f"seed/{doc_id}.md (block at body line {line})", "exec"), namespace)
+    check = getattr(sys.modules[scene_for(doc_id).__module__], "check", None)
+    if check is not None:  # the scene's ground truth against what the procedure left behind
+        check(namespace)
 
 
 @pytest.mark.parametrize("doc_id", procedure_ids())
