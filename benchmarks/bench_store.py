@@ -1,34 +1,49 @@
-"""Store benchmark: each operation beside the filesystem floor it cannot avoid, measured in one run.
+"""Store benchmark: each operation beside the bare floor it cannot avoid, measured in one run.
 
     .venv/bin/python benchmarks/bench_store.py [--repeat N]
 
-The store is built at the index cap: 200 entries, 60 shipped docs (20 of them shadowed by local
-copies), 140 local docs. The floor of an operation is the bare I/O it must do (reads, stats,
-listings, the lock, temp-file writes with fsync and rename), done with plain os calls. Targets:
-read_doc <= 2x its floor, render_index <= 3x its floor, render cost flat in unindexed local files.
-Prints a markdown table; commit it as benchmarks/RESULTS-store.md.
+The store sits at the index cap: 200 entries, 65 shipped docs (60 listed, 5 new in this release:
+the new-docs tail), 20 of them shadowed by local copies (5 of those changed by the release: the
+stale tail), 140 local docs. Each floor is the bare system calls the operation cannot avoid, done
+with plain ``os`` calls on strings, and nothing of ours: no lock, no pathlib, no hashing, no
+parsing. Operation and floor are sampled alternately so both see the same machine and disk load.
+Targets: render <= 2x, read <= 2x, write old/new <= 1.3x, create <= 1.5x (of two floor writes);
+render flat from 10 to 10,000 unindexed local files. Prints markdown; commit it as
+benchmarks/RESULTS-store.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import filelock
-
 from biopb_kernel_docs.ops import Docs
+from biopb_kernel_docs.render import index_text
 from biopb_kernel_docs.store import Store
 
-SHIPPED_DOCS = 60
+LISTED_SHIPPED = 60
+NEW_SHIPPED = 5
 SHADOWED = 20
+STALE = 5
 LOCAL_DOCS = 140
 DOC_LINES = 150
+
+FLOORS = {
+    "render": "read index.md and the manifest; one os.stat per entry in each tier; list the shipped "
+    "tier; read each tail item's file",
+    "read": "open and read one file",
+    "write old/new": "read the file; write a temp file, fsync it, rename it, fsync the directory",
+    "create": "two such writes (the doc and index.md)",
+}
 
 
 def _doc(title: str, n: int) -> str:
@@ -37,20 +52,19 @@ def _doc(title: str, n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build(root: Path, unindexed: int = 10) -> tuple[Path, Path]:
+def build(root: Path, unindexed: int = 10) -> tuple[Path, Path, list[str]]:
+    """The store at the cap, after a release; returns the tiers and the entry ids."""
     shipped, local = root / "shipped", root / "local"
     shipped.mkdir(parents=True)
-    local.mkdir()
-    shipped_ids = [f"procedure-{n:02d}" for n in range(SHIPPED_DOCS)]
-    local_ids = [f"lab/note-{n:03d}" for n in range(LOCAL_DOCS)]
-    for doc_id in shipped_ids:
+    (local / "lab").mkdir(parents=True)
+    listed = [f"procedure-{n:02d}" for n in range(LISTED_SHIPPED)]
+    new = [f"procedure-new-{n}" for n in range(NEW_SHIPPED)]
+    notes = [f"note-{n:03d}" for n in range(LOCAL_DOCS)]
+    for doc_id in listed + new:
         (shipped / f"{doc_id}.md").write_text(_doc(doc_id, DOC_LINES))
-    (local / "lab").mkdir()
-    for doc_id in local_ids + shipped_ids[:SHADOWED]:
+    for doc_id in notes + listed[:SHADOWED]:
         (local / f"{doc_id}.md").write_text(_doc(doc_id + " (mine)", DOC_LINES))
-    entries = "".join(
-        f"- {doc_id}: when the user asks about {doc_id}\n" for doc_id in shipped_ids + local_ids
-    )
+    entries = "".join(f"- {doc_id}: when the user asks about {doc_id}\n" for doc_id in listed + notes)
     index = f"# Docs\n\n## Everything\n{entries}\nignored:\n"
     (shipped / "index.md").write_text(index)
     (local / "index.md").write_text(index)
@@ -58,7 +72,20 @@ def build(root: Path, unindexed: int = 10) -> tuple[Path, Path]:
     junk.mkdir()
     for n in range(unindexed):
         (junk / f"stray-{n:05d}.md").write_text("# stray\n")
-    return shipped, local
+    # The last version saw older text of 5 shadowed docs and none of the new ones.
+    Docs(Store(shipped, local, "1.0")).index()
+    manifest = json.loads((local / ".shipped-manifest.json").read_text())
+    for doc_id in new:
+        del manifest["hashes"][doc_id]
+    for doc_id in listed[:STALE]:
+        manifest["hashes"][doc_id] = "0" * 64
+    manifest["version"] = "0.9"
+    (local / ".shipped-manifest.json").write_text(json.dumps(manifest))
+    docs = Docs(Store(shipped, local, "1.0"))
+    view = docs.index()  # the version bump: the manifest records what changed
+    assert len(view.entries) == 200
+    assert (len(view.new_shipped), len(view.stale)) == (NEW_SHIPPED, STALE)
+    return shipped, local, listed + notes
 
 
 def _stats(samples: list[float]) -> tuple[float, float]:
@@ -78,10 +105,8 @@ def measure(operation: Callable[[], object], repeat: int) -> tuple[float, float]
     return _stats(samples)
 
 
-def measure_pair(
-    operation: Callable[[], object], floor: Callable[[], object], repeat: int
-) -> tuple[tuple[float, float], tuple[float, float]]:
-    """An operation and its floor, sampled alternately so both see the same machine and disk load."""
+def measure_pair(operation: Callable[[], object], floor: Callable[[], object], repeat: int):
+    """An operation and its floor, sampled alternately."""
     for _ in range(min(10, repeat)):
         operation()
         floor()
@@ -95,72 +120,71 @@ def measure_pair(
     return _stats(op_samples), _stats(floor_samples)
 
 
-# -- floors: the bare I/O each operation cannot avoid ----------------------------------------------
+# -- floors: bare system calls, on strings ---------------------------------------------------------
 
 
-def floor_render(shipped: Path, local: Path, entry_ids: list[str]) -> Callable[[], None]:
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 1 << 20)
+    finally:
+        os.close(fd)
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+
+
+def floor_render(shipped: Path, local: Path, entry_ids: list[str], tail_ids: list[str]) -> Callable[[], None]:
+    s, loc = str(shipped), str(local)
+
     def run() -> None:
-        (local / "index.md").read_bytes()
-        for _ in os.walk(shipped):
-            pass
+        _read(f"{loc}/index.md")
+        _read(f"{loc}/.shipped-manifest.json")
         for doc_id in entry_ids:
-            os.path.isfile(local / f"{doc_id}.md")
-            os.path.isfile(shipped / f"{doc_id}.md")
-        (local / ".shipped-manifest.json").read_bytes()
+            _stat_or_none(f"{loc}/{doc_id}.md")
+            _stat_or_none(f"{s}/{doc_id}.md")
+        os.listdir(s)
+        for doc_id in tail_ids:
+            _read(f"{s}/{doc_id}.md")
 
     return run
 
 
-def floor_read(shipped: Path, local: Path, doc_id: str) -> Callable[[], None]:
-    """Is the index there; read the local copy, or else the shipped file; the mtime for the header;
-    for a local copy, whether it shadows a shipped doc (the header says so)."""
-
-    def run() -> None:
-        os.path.isfile(local / "index.md")
-        try:
-            with open(local / f"{doc_id}.md", "rb") as handle:
-                handle.read()
-                os.fstat(handle.fileno())
-            os.path.isfile(shipped / f"{doc_id}.md")
-        except FileNotFoundError:
-            with open(shipped / f"{doc_id}.md", "rb") as handle:
-                handle.read()
-                os.fstat(handle.fileno())
-
-    return run
+def floor_read(path: str) -> Callable[[], None]:
+    return lambda: _read(path)
 
 
-def _bare_atomic_write(path: Path, data: bytes) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temp, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    os.fsync(directory)
-    os.close(directory)
+_TEMP_NUMBERS = iter(range(10**9))
 
 
-def floor_edit(local: Path, doc_id: str) -> Callable[[], None]:
-    path = local / f"{doc_id}.md"
+def _bare_write(path: str, data: bytes) -> None:
+    directory = os.path.dirname(path)
+    temp = f"{directory}/.floor-{next(_TEMP_NUMBERS)}.part"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(fd, data)
+    os.fsync(fd)
+    os.close(fd)
+    os.rename(temp, path)
+    fd = os.open(directory, os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
 
-    def run() -> None:
-        with filelock.FileLock(local / ".lock"):
-            data = path.read_bytes()
-            _bare_atomic_write(path, data)
 
-    return run
+def floor_edit(path: str) -> Callable[[], None]:
+    return lambda: _bare_write(path, _read(path))
 
 
 def floor_create(local: Path) -> Callable[[], None]:
     counter = iter(range(10**9))
+    index = f"{local}/index.md"
 
     def run() -> None:
-        with filelock.FileLock(local / ".lock"):
-            _bare_atomic_write(local / f"floor-{next(counter)}.md", b"# New\n\nA new doc.\n")
-            index = (local / "index.md").read_bytes()
-            _bare_atomic_write(local / "index.md", index)
+        _bare_write(f"{local}/lab/floor-{next(counter)}.md", b"# New\n\nA new doc.\n")
+        _bare_write(index, _read(index))
 
     return run
 
@@ -184,10 +208,9 @@ def op_edit(docs: Docs, doc_id: str) -> Callable[[], None]:
 
 
 def op_create(docs: Docs, local: Path) -> Callable[[], None]:
-    """Create a new doc (auto-filed) on an index one entry below the cap.
+    """Create a doc (auto-filed) on an index one entry below the cap, put back after each create.
 
-    The index is put back to 199 entries after each create; that plain, unsynced write is inside
-    the timing and makes the ratio slightly pessimistic.
+    Putting it back is one unsynced write, inside the timing: the ratio is slightly pessimistic.
     """
     counter = iter(range(10**9))
     index_path = local / "index.md"
@@ -198,83 +221,128 @@ def op_create(docs: Docs, local: Path) -> Callable[[], None]:
 
     def run() -> None:
         n = next(counter)
-        docs.write_doc(f"fresh/doc-{n}", body=f"# Fresh {n}\n\nA new doc about {n}.\n")
+        docs.write_doc(f"lab/fresh-{n}", body=f"# Fresh {n}\n\nA new doc about {n}.\n")
         index_path.write_bytes(below_cap)
 
     return run
 
 
-def row(name: str, pair: tuple[tuple[float, float], tuple[float, float]], target: str) -> str:
-    op, floor = pair
-    ratio = op[0] / floor[0]
-    return (
-        f"| {name} | {op[0]:.0f} | {op[1]:.0f} | {floor[0]:.0f} | {floor[1]:.0f} | {ratio:.2f}x | {target} |"
-    )
+def row(name: str, pair, target: str, floor_scale: float = 1.0) -> str:
+    (op_median, op_p95), (floor_median, floor_p95) = pair
+    ratio = op_median / (floor_median * floor_scale)
+    times = f"{op_median:.0f} | {op_p95:.0f} | {floor_median:.0f} | {floor_p95:.0f}"
+    return f"| {name} | {times} | {ratio:.2f}x | {target} |"
+
+
+def startup(runs: int) -> list[tuple[str, float]]:
+    """Wall time of whole commands, in ms (median of ``runs``)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "XDG_CONFIG_HOME": tmp, "JUPYTER_CONFIG_DIR": f"{tmp}/jupyter"}
+        commands = {
+            "python -c pass (the interpreter alone)": [sys.executable, "-c", "pass"],
+            "biopb-kernel-docs read kernel": [sys.executable, "-m", "biopb_kernel_docs", "read", "kernel"],
+            "biopb-kernel-docs index": [sys.executable, "-m", "biopb_kernel_docs", "index"],
+        }
+        results = []
+        for name, command in commands.items():
+            samples = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                subprocess.run(command, env=env, check=True, capture_output=True)
+                samples.append((time.perf_counter() - start) * 1000)
+            results.append((name, statistics.median(samples)))
+        loaded = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys, biopb_kernel_docs.cli; print(sorted({m.split('.')[0] for m in sys.modules}))",
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        heavy = [
+            name
+            for name in ("traitlets", "IPython", "mcp", "jupyter_server", "tornado")
+            if f"'{name}'" in loaded
+        ]
+        results.append((f"heavy modules imported by the command line: {heavy or 'none'}", float("nan")))
+        return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=300)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--startup-runs", type=int, default=20)
+    arguments = parser.parse_args()
+    repeat = arguments.repeat
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        shipped, local = build(root / "cap")
-        entry_ids = [f"procedure-{n:02d}" for n in range(SHIPPED_DOCS)] + [
-            f"lab/note-{n:03d}" for n in range(LOCAL_DOCS)
-        ]
+        shipped, local, entry_ids = build(root / "cap")
         docs = Docs(Store(shipped, local, "1.0"))
-        docs.render_index()  # first run: manifest written, index seeded
+        view = docs.index()
+        tail_ids = [item.id for item in view.new_shipped + view.stale]
+        render_floor = floor_render(shipped, local, entry_ids, tail_ids)
+        shadow = "procedure-05"
         rows = [
             row(
-                "render_index (200 entries)",
-                measure_pair(docs.render_index, floor_render(shipped, local, entry_ids), repeat),
-                "<= 3x",
+                "render the index: values (Docs.index)",
+                measure_pair(docs.index, render_floor, repeat),
+                "<= 2x",
+            ),
+            row(
+                "render the index: values + the agent's text",
+                measure_pair(lambda: index_text(docs.index()), render_floor, repeat),
+                "<= 2x",
             ),
             row(
                 "read_doc shipped",
                 measure_pair(
-                    lambda: docs.read_doc("procedure-40"), floor_read(shipped, local, "procedure-40"), repeat
+                    lambda: docs.read_doc("procedure-40"), floor_read(f"{shipped}/procedure-40.md"), repeat
                 ),
                 "<= 2x",
             ),
             row(
                 "read_doc local copy (shadow)",
-                measure_pair(
-                    lambda: docs.read_doc("procedure-05"), floor_read(shipped, local, "procedure-05"), repeat
-                ),
+                measure_pair(lambda: docs.read_doc(shadow), floor_read(f"{local}/{shadow}.md"), repeat),
                 "<= 2x",
             ),
             row(
                 "write_doc old/new (lock + fsync)",
-                measure_pair(op_edit(docs, "lab/note-007"), floor_edit(local, "lab/note-007"), repeat // 3),
-                "-",
+                measure_pair(op_edit(docs, "note-007"), floor_edit(f"{local}/note-007.md"), repeat // 3),
+                "<= 1.3x",
             ),
             row(
-                "write_doc create (+ filing)",
+                "write_doc create (+ filing), against two writes",
                 measure_pair(op_create(docs, local), floor_create(local), repeat // 3),
-                "-",
+                "<= 1.5x",
             ),
         ]
         flat = []
         for unindexed in (10, 10_000):
-            shipped_n, local_n = build(root / f"unindexed-{unindexed}", unindexed)
-            flat_docs = Docs(Store(shipped_n, local_n, "1.0"))
-            flat_docs.render_index()
-            flat.append((unindexed, measure(flat_docs.render_index, repeat)))
-
+            _, local_n, _ = build(root / f"unindexed-{unindexed}", unindexed)
+            flat_docs = Docs(Store(root / f"unindexed-{unindexed}" / "shipped", local_n, "1.0"))
+            flat.append((unindexed, measure(flat_docs.index, repeat)))
     print(
         f"Store benchmark, {time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, "
         f"{platform.machine()}, {os.cpu_count()} cores, repeat={repeat}. Times in microseconds.\n"
     )
-    print("| operation | median | p95 | floor median | floor p95 | ratio (median) | target |")
+    print("Floors (bare system calls on strings; nothing of ours: no lock, no pathlib, no hashing):\n")
+    for name, floor in FLOORS.items():
+        print(f"- {name}: {floor}")
+    print("\n| operation | median | p95 | floor median | floor p95 | ratio (median) | target |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
-    print("\n| render_index with unindexed local files | median | p95 |")
+    print("\n| render the index with unindexed local files | median | p95 |")
     print("|---|---|---|")
     for unindexed, (median, p95) in flat:
         print(f"| {unindexed:,} | {median:.0f} | {p95:.0f} |")
-    growth = flat[1][1][0] / flat[0][1][0]
-    print(f"\nrender_index, 10,000 vs 10 unindexed files: {growth:.2f}x (target: flat, ~1x)")
+    print(f"\nrender, 10,000 vs 10 unindexed files: {flat[1][1][0] / flat[0][1][0]:.2f}x (target: flat, ~1x)")
+    print(f"\n| start-up, whole command (median of {arguments.startup_runs}) | ms |")
+    print("|---|---|")
+    for name, ms in startup(arguments.startup_runs):
+        print(f"| {name} | {'' if ms != ms else f'{ms:.0f}'} |")
 
 
 if __name__ == "__main__":

@@ -128,19 +128,19 @@ def links_of(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(LINK.findall(text)))
 
 
-def first_h1(body: str) -> str | None:
+def first_h1(body: str | list[str]) -> str | None:
     """The text of the first level-one ATX heading outside code, or None."""
-    for _, line in prose_lines(body.split("\n")):
+    for _, line in prose_lines(body.split("\n") if isinstance(body, str) else body):
         match = _H1.fullmatch(line.rstrip())
         if match:
             return match.group(1).strip()
     return None
 
 
-def first_paragraph(body: str, limit: int = _DESCRIPTION_LIMIT) -> str:
+def first_paragraph(body: str | list[str], limit: int = _DESCRIPTION_LIMIT) -> str:
     """The first prose paragraph on one line, cut at ``limit`` characters on a word boundary."""
     paragraph: list[str] = []
-    for _, line in prose_lines(body.split("\n")):
+    for _, line in prose_lines(body.split("\n") if isinstance(body, str) else body):
         stripped = line.strip()
         is_skippable = stripped.startswith(("#", "<!--", "|")) or stripped in ("---", "***", "___")
         if not stripped or is_skippable:
@@ -165,11 +165,15 @@ class DocInfo:
     updated: str | None
 
 
-def describe(doc_id: str, text: str) -> DocInfo:
-    """Title (first H1, else the id), description (frontmatter, else the first paragraph), and more."""
-    parsed = parse_frontmatter(text)
-    title = first_h1(parsed.body) or doc_id
-    description = " ".join((parsed.text("description") or "").split()) or first_paragraph(parsed.body)
+def describe(doc_id: str, text: str, parsed: Frontmatter | None = None) -> DocInfo:
+    """Title (first H1, else the id), description (frontmatter, else the first paragraph), and more.
+
+    ``parsed`` is ``parse_frontmatter(text)`` when the caller has it already.
+    """
+    parsed = parsed or parse_frontmatter(text)
+    lines = parsed.body.split("\n")
+    title = first_h1(lines) or doc_id
+    description = " ".join((parsed.text("description") or "").split()) or first_paragraph(lines)
     return DocInfo(
         title=title,
         description=description or title,

@@ -38,7 +38,7 @@ from .index import (
 )
 from .manifest import MANIFEST_NAME, changed_shipped_ids
 from .phrases import argument, read, write_body, write_replace
-from .reconcile import index_view, new_shipped_ids, updated_of
+from .reconcile import index_view, mtime_date, new_shipped_ids
 from .store import DocFile, Store, Tier
 from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
 
@@ -145,10 +145,15 @@ class Docs:
                     "closing tails list what the release added or changed."
                 )
             return self.index()
-        return self.diff(doc_id) if view == DIFF_VIEW else self.doc(doc_id)
+        return self._diff(doc_id) if view == DIFF_VIEW else self._doc(doc_id)
 
     def doc(self, doc_id: str) -> DocView:
-        doc_id = check_doc_id(doc_id)
+        return self._doc(check_doc_id(doc_id))
+
+    def diff(self, doc_id: str) -> DiffView:
+        return self._diff(check_doc_id(doc_id))
+
+    def _doc(self, doc_id: str) -> DocView:
         local = self.store.read(Tier.LOCAL, doc_id)
         shadows = local is not None and self.store.exists(Tier.SHIPPED, doc_id)
         doc = local or self.store.read(Tier.SHIPPED, doc_id)
@@ -157,8 +162,7 @@ class Docs:
         self._served[doc_id] = doc.sha256
         return doc_view(doc, shadows)
 
-    def diff(self, doc_id: str) -> DiffView:
-        doc_id = check_doc_id(doc_id)
+    def _diff(self, doc_id: str) -> DiffView:
         local = self.store.read(Tier.LOCAL, doc_id)
         shipped = self.store.read(Tier.SHIPPED, doc_id)
         if local is None or shipped is None:
@@ -206,7 +210,8 @@ class Docs:
                 f"instead, such as {doc_id + 'my-doc'!r}."
             )
         _check_arguments(body, old, new, if_match)
-        self._index_file_for_writing()
+        if doc_id == INDEX_ID:
+            self._index_file_for_writing()  # seeded first: an edit applies to the seeded text
         try:
             with self.store.lock():
                 return self._write_locked(doc_id, body, old, new, if_match)
@@ -241,7 +246,7 @@ class Docs:
         self, doc_id: str, body: str | None, old: str | None, new: str | None, if_match: str | None
     ) -> WriteResult:
         local = self.store.read(Tier.LOCAL, doc_id)
-        shipped = self.store.read(Tier.SHIPPED, doc_id) if doc_id != INDEX_ID else None
+        shipped = self.store.read(Tier.SHIPPED, doc_id) if local is None and doc_id != INDEX_ID else None
         base = local or shipped
         self._check_precondition(doc_id, base, if_match, implicit=body is not None)
         if body is not None:
@@ -390,13 +395,13 @@ class Docs:
 
 def doc_view(doc: DocFile, shadows_shipped: bool) -> DocView:
     parsed = parse_frontmatter(doc.text)
-    info = describe(doc.doc_id, doc.text)
+    info = describe(doc.doc_id, doc.text, parsed)
     return DocView(
         id=doc.doc_id,
         tier=doc.tier.value,
         title=info.title,
         description=info.description,
-        updated=updated_of(doc),
+        updated=info.updated or mtime_date(doc),
         shadows_shipped=shadows_shipped,
         sha256=doc.sha256,
         text=doc.text,

@@ -18,10 +18,13 @@ from .store import DocFile, Store, Tier
 from .values import IndexEntryView, IndexView, Marker, TailItem
 
 
+def mtime_date(doc: DocFile) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(doc.mtime))
+
+
 def updated_of(doc: DocFile) -> str:
     """The frontmatter's ``updated``, else the file's modification date (§1)."""
-    declared = parse_frontmatter(doc.text).text("updated")
-    return declared or time.strftime("%Y-%m-%d", time.localtime(doc.mtime))
+    return parse_frontmatter(doc.text).text("updated") or mtime_date(doc)
 
 
 def shipped_description(store: Store, doc_id: str) -> str:

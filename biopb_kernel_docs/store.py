@@ -16,6 +16,7 @@ import errno
 import hashlib
 import os
 import stat
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -55,7 +56,7 @@ class DocFile:
     text: str = field(repr=False)
     crlf: bool
     mtime: float
-    mode: int
+    mode: int | None  # None: a file this process wrote with the usual permissions
 
     @cached_property
     def sha256(self) -> str:
@@ -155,6 +156,7 @@ class Store:
         self._root_paths = {Tier.SHIPPED: str(self.shipped_dir), Tier.LOCAL: str(self.local_dir)}
         self._lock = TierLock(os.path.join(self._root_paths[Tier.LOCAL], LOCK_NAME), LOCK_TIMEOUT_SECONDS)
         self._swept: set[str] = set()
+        self._local_dir_known = False
         if not self.shipped_dir.is_dir():
             raise StoreUnavailable(
                 f"The shipped docs directory {self.shipped_dir} does not exist. Reinstall "
@@ -304,28 +306,31 @@ class Store:
 
         Re-entrant within a thread, so a locked operation may call another that locks.
         """
-        self._ensure_local_dir()
+        if not self._local_dir_known:
+            self._ensure_local_dir()
+            self._local_dir_known = True
         with self._lock.held():
             yield
 
     def write_local(self, doc_id: str, text: str, *, crlf: bool = False, mode: int | None = None) -> DocFile:
-        """Atomically write ``doc_id`` in the local tier; ``text`` uses '\\n', ``crlf`` restores CRLF."""
-        path = self.path_of(Tier.LOCAL, doc_id)
-        if os.path.islink(path):
-            path = os.path.realpath(path)  # keep the user's link; path_of checked it stays inside
+        """Atomically write ``doc_id`` in the local tier; ``text`` uses '\\n', ``crlf`` restores CRLF.
+
+        ``mode`` keeps the permissions of the file being replaced; None gives a new file's usual ones.
+        """
+        path, status = self._probe(Tier.LOCAL, doc_id)
+        if status is not None and os.path.islink(path):
+            path = os.path.realpath(path)  # keep the user's link; the probe checked it stays inside
         data = (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
         with self.lock():
+            directory = os.path.dirname(path)
             try:
-                directory = os.path.dirname(path)
-                os.makedirs(directory, exist_ok=True)
+                if status is None and not os.path.isdir(directory):
+                    os.makedirs(directory, exist_ok=True)
                 self._sweep_temp_files(directory)
                 atomic_write(path, data, mode)
-                status = os.stat(path)
             except OSError as err:
                 raise _write_failure(path, err) from err
-        return DocFile(
-            doc_id, Tier.LOCAL, path, data, text, crlf, status.st_mtime, stat.S_IMODE(status.st_mode)
-        )
+        return DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode)
 
     def _sweep_temp_files(self, directory: str) -> None:
         """Remove temp files a killed writer left (under the lock no live writer has one open)."""

@@ -323,7 +323,7 @@ def test_a_body_of_301_lines_is_refused(tiers, docs):
     with pytest.raises(LimitExceeded, match=r"301 lines; the cap is 300"):
         write(docs, "long", body=body)
     assert not (tiers.local / "long.md").exists()
-    assert "long" not in tiers.local_text("index")
+    assert "long" not in docs.index().text
 
 
 def test_replace_that_grows_a_doc_over_the_cap_is_refused(tiers, docs):
