@@ -58,5 +58,6 @@ def check(namespace: dict) -> None:
         f"precision, got {resolution:.1f} nm"
     )
     assert namespace["frc_spread_nm"] < 0.1 * resolution, (
-        f"expected the splits to agree within 10 %, got {resolution:.1f} ± {namespace['frc_spread_nm']:.1f} nm"
+        f"expected the splits to agree within 10 %, got {resolution:.1f} ± "
+        f"{namespace['frc_spread_nm']:.1f} nm"
     )

@@ -76,10 +76,14 @@ def scene() -> dict[str, object]:
 def check(namespace: dict) -> None:
     # each control field holds ~3000 cell pixels of 100-400 photons: slopes good to ~1 %
     assert abs(namespace["bt"] - BLEED) < 0.02, f"expected bleed-through {BLEED}, got {namespace['bt']:.3f}"
-    assert abs(namespace["dx"] - CROSS) < 0.02, f"expected cross-excitation {CROSS}, got {namespace['dx']:.3f}"
+    assert abs(namespace["dx"] - CROSS) < 0.02, (
+        f"expected cross-excitation {CROSS}, got {namespace['dx']:.3f}"
+    )
     cell_ratio = namespace["cell_ratio"]  # (t, cells), cells in label order
     want = np.array([TRUE_RATIO[k] for k in sorted(TRUE_RATIO)])
     # a ratio of sums over a few hundred valid pixels: shot noise leaves ~1 %, the coefficients' error
     # moves a ratio by about 0.02 x (1 + 0.08 / 0.4)
     error = np.abs(cell_ratio - want).max(axis=0)
-    assert np.all(error < 0.04), f"expected cell ratios {want} within 0.04; got {np.round(cell_ratio.mean(0), 3)}"
+    assert np.all(error < 0.04), (
+        f"expected cell ratios {want} within 0.04; got {np.round(cell_ratio.mean(0), 3)}"
+    )

@@ -28,7 +28,10 @@ def matched(found: np.ndarray, truth: np.ndarray, min_iou: float = 0.5) -> dict[
 
 def nearest_pairs(found: np.ndarray, truth: np.ndarray, max_distance: float) -> list[tuple[int, int]]:
     """Greedy one-to-one pairs (found index, true index) of points closer than ``max_distance``."""
-    found, truth = np.asarray(found, dtype=float).reshape(-1, 2), np.asarray(truth, dtype=float).reshape(-1, 2)
+    found, truth = (
+        np.asarray(found, dtype=float).reshape(-1, 2),
+        np.asarray(truth, dtype=float).reshape(-1, 2),
+    )
     if not found.size or not truth.size:
         return []
     distance = np.hypot(*(found[:, None, :] - truth[None, :, :]).transpose(2, 0, 1))

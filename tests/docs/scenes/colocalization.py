@@ -104,8 +104,12 @@ def _build(seed: int = 5, shared: float = SHARED) -> tuple[dict[str, object], di
         "a_with_b": n_shared_total / len(points_a),
         "b_with_a": n_shared_total / len(points_b),
         "clipped_a_px": int(np.count_nonzero(raw_a >= CEILING)),
-        "pearson": np.array([np.corrcoef(clean_a[usable & (cell_labels == k)], clean_b[usable & (cell_labels == k)])[0, 1]
-                             for k in range(1, 7)]),
+        "pearson": np.array(
+            [
+                np.corrcoef(clean_a[usable & (cell_labels == k)], clean_b[usable & (cell_labels == k)])[0, 1]
+                for k in range(1, 7)
+            ]
+        ),
         "m1": np.array([on_shared_a[(cell_of_a == k) & unclipped].mean() for k in range(1, 7)]),
         "m2": np.array([on_shared_b[cell_of_b == k].mean() for k in range(1, 7)]),
     }

@@ -54,7 +54,9 @@ def _build() -> tuple[dict[str, object], dict[str, object]]:
     for y, x in [*singles, *[p for pair in pairs for p in pair]]:
         specimen[y, x] += rng.uniform(600.0, 1500.0)
     blurred = signal.fftconvolve(specimen, _airy_psf(PIXEL_SIZE_UM, NA, EMISSION_UM), mode="same")
-    electrons = rng.poisson(np.clip(blurred, 0, None) + BACKGROUND_PHOTONS) + rng.normal(0.0, 1.5, blurred.shape)
+    electrons = rng.poisson(np.clip(blurred, 0, None) + BACKGROUND_PHOTONS) + rng.normal(
+        0.0, 1.5, blurred.shape
+    )
     image = np.clip(np.rint(electrons / ELECTRONS_PER_COUNT + OFFSET), 0, 65535).astype(np.uint16)
     inputs = {
         "image": image,

@@ -71,5 +71,6 @@ def check(namespace: dict) -> None:
         f"{int(error.argmax())} is {error.max():.2f} px off"
     )
     assert namespace["drift_reference_mode"] == "first", (
-        f"expected frames registered to the first (the structure persists), got {namespace['drift_reference_mode']!r}"
+        "expected frames registered to the first (the structure persists), got "
+        f"{namespace['drift_reference_mode']!r}"
     )

@@ -63,14 +63,22 @@ def check(namespace: dict) -> None:
     # the blank: 16 frames of 2500 photons smoothed over ~2.6 px leave ~0.05 % of noise; the blur
     # bends the steepest fall-off, at the image edge, by up to ~1 %
     error = np.abs(namespace["flat_gain"] / gain - 1)
-    assert np.percentile(error, 99) < 0.01 and error.max() < 0.02, (
+    assert np.percentile(error, 99) < 0.01, (
+        f"expected the blank's flat within 1 % of the true gain on 99 % of pixels (2 % at the edge), "
+        f"got {np.percentile(error, 99):.2%} ({error.max():.2%} at worst)"
+    )
+    assert error.max() < 0.02, (
         f"expected the blank's flat within 1 % of the true gain on 99 % of pixels (2 % at the edge), "
         f"got {np.percentile(error, 99):.2%} ({error.max():.2%} at worst)"
     )
     # the fields' median-plus-polynomial flat: the doc claims ~2 % but for the extreme corners
     estimated = namespace["flat_estimated"] / namespace["flat_estimated"].mean()
     error = np.abs(estimated / gain - 1)
-    assert np.percentile(error, 99) < 0.02 and error.max() < 0.05, (
+    assert np.percentile(error, 99) < 0.02, (
+        f"expected the fields' flat within 2 % of the true gain on 99 % of pixels (5 % anywhere), got "
+        f"{np.percentile(error, 99):.2%} ({error.max():.2%} at worst)"
+    )
+    assert error.max() < 0.05, (
         f"expected the fields' flat within 2 % of the true gain on 99 % of pixels (5 % anywhere), got "
         f"{np.percentile(error, 99):.2%} ({error.max():.2%} at worst)"
     )

@@ -100,18 +100,22 @@ def check(namespace: dict) -> None:
         want = truth[label]
         # voxel counting of a smooth ellipsoid over ~10^4 voxels: well under 1 % off
         volume = table["volume_um3"][i] / want["volume_um3"]
-        assert abs(volume - 1) < 0.01, f"nucleus {label}: expected volume {want['volume_um3']:.1f} µm³, got {volume:.3f}x"
+        assert abs(volume - 1) < 0.01, (
+            f"nucleus {label}: expected volume {want['volume_um3']:.1f} µm³, got {volume:.3f}x"
+        )
         diameter = table["equivalent_diameter_um"][i] / want["equivalent_diameter_um"]
         assert abs(diameter - 1) < 0.005, f"nucleus {label}: equivalent diameter off by {diameter - 1:+.2%}"
         assert table["saturated_px"][i] == want["clipped_voxels"], (
-            f"nucleus {label}: expected {want['clipped_voxels']} saturated voxels, got {table['saturated_px'][i]}"
+            f"nucleus {label}: expected {want['clipped_voxels']} saturated voxels, "
+            f"got {table['saturated_px'][i]}"
         )
         if want["clipped_voxels"]:
             continue  # a lower bound, flagged
         # shot noise over ~10^4 voxels and the background's error: well under 1 % of the sum
         got = table["integrated_above_background"][i]
         assert abs(got / want["integrated_in_label"] - 1) < 0.01, (
-            f"nucleus {label}: expected {want['integrated_in_label']:.4g} counts inside the label, got {got:.4g}"
+            f"nucleus {label}: expected {want['integrated_in_label']:.4g} counts inside the label, "
+            f"got {got:.4g}"
         )
         # and the doc's claim: a tight confocal mask misses 10-20 % of the light to blur
         assert 0.8 <= got / want["integrated_counts"] <= 0.9, (

@@ -82,7 +82,9 @@ def scene() -> dict[str, object]:
 
 def check(namespace: dict) -> None:
     tracks, summary = namespace["tracks"], namespace["track_summary"]
-    assert len(summary) == N_TRUE_TRACKS, f"expected {N_TRUE_TRACKS} tracks, one per nucleus, got {len(summary)}"
+    assert len(summary) == N_TRUE_TRACKS, (
+        f"expected {N_TRUE_TRACKS} tracks, one per nucleus, got {len(summary)}"
+    )
     minutes_per_frame = FRAME_INTERVAL_S / 60
     for first, true_yx in TRUE_TRACKS:
         last = first + len(true_yx) - 1
@@ -92,7 +94,15 @@ def check(namespace: dict) -> None:
         # one track follows the nucleus through every frame its centre is in the field (one cut
         # deeper by the border is below min_area_px and may start the track a frame later)
         inside = first + np.flatnonzero(true_yx[:, 1] >= 0)
-        assert rows[0, 1] <= inside[0] and rows[-1, 1] == last and len(rows) == last - rows[0, 1] + 1, (
+        assert rows[0, 1] <= inside[0], (
+            f"nucleus seen in frames {inside[0]}-{last}: expected one unbroken track over them, got track "
+            f"{track_id:.0f} over frames {rows[0, 1]:.0f}-{rows[-1, 1]:.0f} ({len(rows)} detections)"
+        )
+        assert rows[-1, 1] == last, (
+            f"nucleus seen in frames {inside[0]}-{last}: expected one unbroken track over them, got track "
+            f"{track_id:.0f} over frames {rows[0, 1]:.0f}-{rows[-1, 1]:.0f} ({len(rows)} detections)"
+        )
+        assert len(rows) == last - rows[0, 1] + 1, (
             f"nucleus seen in frames {inside[0]}-{last}: expected one unbroken track over them, got track "
             f"{track_id:.0f} over frames {rows[0, 1]:.0f}-{rows[-1, 1]:.0f} ({len(rows)} detections)"
         )
@@ -106,7 +116,11 @@ def check(namespace: dict) -> None:
             path = np.hypot(*np.diff(true_yx, axis=0).T).sum() * PIXEL_SIZE_UM / elapsed
             got = summary[summary[:, 0] == track_id][0]
             # centroids are good to ~0.1 px here: over 13 steps speeds to under 0.1 µm/min
-            assert abs(got[3] - net) < 0.1 and abs(got[4] - path) < 0.1, (
+            assert abs(got[3] - net) < 0.1, (
+                f"track {track_id:.0f}: expected net {net:.2f} and path {path:.2f} µm/min, got "
+                f"{got[3]:.2f} and {got[4]:.2f}"
+            )
+            assert abs(got[4] - path) < 0.1, (
                 f"track {track_id:.0f}: expected net {net:.2f} and path {path:.2f} µm/min, got "
                 f"{got[3]:.2f} and {got[4]:.2f}"
             )
