@@ -54,6 +54,12 @@ MUTATIONS = [
         "big_enough[:] = True; big_enough[0] = False",
     ),
     (
+        "count-foci",
+        "excess-noise crowding test dropped",
+        "foci_crowded = (occupancy > max_occupancy) | (excess_noise > max_excess_noise)",
+        "foci_crowded = occupancy > max_occupancy",
+    ),
+    (
         "split-touching-objects",
         "neck rule loosened past 1 (every cut kept)",
         "neck_ratio = 0.9",
