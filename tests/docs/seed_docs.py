@@ -7,9 +7,10 @@ import re
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 from biopb_kernel_docs.frontmatter import parse_frontmatter, prose_lines
-from biopb_kernel_docs.ids import ID_PATTERN, id_from_relative_path
+from biopb_kernel_docs.ids import ID_PATTERN, id_from_relative_path, is_banked
 from biopb_kernel_docs.index import ParsedIndex, parse_index, section_entries
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "seed"
@@ -37,6 +38,15 @@ def seed_index() -> ParsedIndex:
 
 def procedure_ids() -> list[str]:
     return [entry.doc_id for entry in section_entries(seed_index(), PROCEDURES_HEADING)]
+
+
+def banked_ids() -> list[str]:
+    return [doc_id for doc_id in seed_ids() if is_banked(doc_id)]
+
+
+def runnable_ids() -> list[str]:
+    """The docs whose code the gate runs on a scene: every procedure, and every banked doc."""
+    return [*procedure_ids(), *banked_ids()]
 
 
 def reference_ids() -> list[str]:
@@ -78,7 +88,14 @@ def body_of(doc_id: str) -> str:
     return parse_frontmatter(seed_text(doc_id)).body
 
 
+def scene_module(doc_id: str) -> ModuleType:
+    """The synthetic-data module of a runnable doc: ``tests/docs/scenes/<id with '-' -> '_'>.py``.
+
+    It exposes ``scene() -> dict`` (the doc's inputs) and ``check(namespace) -> None``, which
+    asserts the doc's results in the namespace against the ground truth the scene planted.
+    """
+    return importlib.import_module(f"tests.docs.scenes.{doc_id.replace('-', '_').replace('/', '.')}")
+
+
 def scene_for(doc_id: str) -> Callable[[], dict[str, object]]:
-    """The synthetic-data fixture of a procedure: ``tests/docs/scenes/<id with '_'>.py:scene``."""
-    module = importlib.import_module(f"tests.docs.scenes.{doc_id.replace('-', '_').replace('/', '.')}")
-    return module.scene
+    return scene_module(doc_id).scene

@@ -73,3 +73,42 @@ def test_gate_catches_a_misspelt_function_and_a_wrong_keyword():
     assert any(p and "bogus" in p for p in problems)
     assert any(p and "threshold_otsuu" in p for p in problems)
     assert any(p and "sigmaa" in p for p in problems)
+
+
+SAMPLE = (
+    "---\npackages: [scipy~=1.13, psfmodels~=0.3]\n---\n# T\n\n```python\n"
+    "from scipy import ndimage as ndi\nfrom scipy.spatial import KDTree\n"
+    "import numpy as np\nimport psfmodels\n"
+    "blur = ndi.gaussian_filter\nsmoothed = blur(image, sigmaa=2)\n"
+    "tree = KDTree(points)\nnear = tree.query(points, kk=2)\nfar = tree.query(points, k=2)\n"
+    "again = KDTree(points).query(points, k=2, bogus=1)\n"
+    "psf = psfmodels.vectorial_psf_centered(11, dz=0.1, wvl=0.52, wavelength=0.5)\n"
+    "arr = np.asarray(image)\nsmall = arr.clip(0, 1)\n```\n"
+)
+
+
+def _problems_of(text: str) -> list[str]:
+    return [problem for api in quoted_apis(text) if (problem := problem_with(api))]
+
+
+def test_gate_follows_a_call_through_a_variable():
+    assert any("gaussian_filter" in p and "sigmaa" in p for p in _problems_of(SAMPLE))
+
+
+def test_gate_checks_methods_of_an_object_whose_class_is_known():
+    problems = _problems_of(SAMPLE)
+    assert any("KDTree().query" in p and "kk" in p for p in problems), problems  # through a variable
+    assert any("KDTree().query" in p and "bogus" in p for p in problems), problems  # chained
+    assert not any("KDTree().query(_, k=)" in p for p in problems), "a correct method call was refused"
+
+
+def test_gate_follows_keywords_into_kwargs_and_refuses_one_nothing_takes():
+    problems = [p for p in _problems_of(SAMPLE) if "vectorial_psf_centered" in p]
+    assert len(problems) == 1, problems  # wvl is forwarded to vectorial_psf, which takes it
+    assert "wavelength" in problems[0]
+    assert "**kwargs" in problems[0]
+
+
+def test_gate_leaves_methods_of_objects_of_unknown_type_unchecked():
+    # np.asarray declares no return type: arr.clip cannot be pinned without running the code
+    assert not any("asarray" in p for p in _problems_of(SAMPLE))

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import builtins
 import re
+import string
+import symtable
 
 import pytest
 
@@ -20,6 +23,7 @@ from .seed_docs import (
     procedure_ids,
     python_blocks,
     reference_ids,
+    runnable_ids,
     seed_ids,
     seed_index,
     seed_text,
@@ -162,32 +166,62 @@ def _section(body: str, heading: str) -> str:
     return found.group(1) if found else ""
 
 
+def _code(doc_id: str) -> str:
+    """The doc's python blocks as the one module they run as."""
+    return "\n".join(code for _, code in python_blocks(body_of(doc_id)))
+
+
 def _assigned_names(doc_id: str) -> set[str]:
-    """Names the procedure's code binds at module level (imports aside)."""
+    """Names the doc's code binds at module level: assignments, loop and ``with`` targets, imports,
+    functions and classes, inside ``if``/``for``/``try`` bodies too (they share the module scope)."""
+    table = symtable.symtable(_code(doc_id), doc_id, "exec")
+    return {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+
+
+def _imported_names(doc_id: str) -> set[str]:
+    table = symtable.symtable(_code(doc_id), doc_id, "exec")
+    return {s.get_name() for s in table.get_symbols() if s.is_imported()}
+
+
+def _deleted_names(doc_id: str) -> set[str]:
     names: set[str] = set()
-    for _, code in python_blocks(body_of(doc_id)):
-        for node in ast.parse(code).body:
-            targets = []
-            if isinstance(node, ast.Assign):
-                targets = node.targets
-            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For):
-                targets = [node.target]
-            elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-                names.add(node.name)
-            for target in targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    pending = list(ast.parse(_code(doc_id)).body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue  # their own scope
+        if isinstance(node, ast.Delete):
+            names.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+        pending.extend(ast.iter_child_nodes(node))
     return names
 
 
+def _read_names(doc_id: str) -> set[str]:
+    """Module-level names the code reads, at the top or from inside its functions."""
+    found: set[str] = set()
+    tables = [symtable.symtable(_code(doc_id), doc_id, "exec")]
+    while tables:
+        table = tables.pop()
+        top = table.get_type() == "module"
+        for symbol in table.get_symbols():
+            if symbol.is_referenced() and (top or symbol.is_global()):
+                found.add(symbol.get_name())
+        tables.extend(table.get_children())
+    return found
+
+
 def _input_names(doc_id: str) -> set[str]:
-    return set(re.findall(r"^- `([A-Za-z_]\w*)`", _section(body_of(doc_id), "## Inputs"), re.M))
+    """The names a bullet of ``## Inputs`` opens with: ``- `a`, `b`: ...`` names both."""
+    heads = re.findall(r"^- ((?:`[A-Za-z_]\w*`(?:, | and )?)+)", _section(body_of(doc_id), "## Inputs"), re.M)
+    return {name for head in heads for name in re.findall(r"`([A-Za-z_]\w*)`", head)}
 
 
 def _output_names(doc_id: str) -> set[str]:
     """Names the first paragraph announces (in backticks) that the code produces."""
     body = body_of(doc_id)
     first_paragraph = body.split("\n# ", 1)[-1].split("\n\n", 2)[1]
-    return set(re.findall(r"`([A-Za-z_]\w*)`", first_paragraph)) & _assigned_names(doc_id)
+    named = set(re.findall(r"`([A-Za-z_]\w*)`", first_paragraph))
+    return named & (_assigned_names(doc_id) - _imported_names(doc_id))
 
 
 def test_no_procedure_overwrites_an_input_of_any_procedure():
@@ -209,3 +243,120 @@ def test_procedure_names_its_outputs_and_no_other_procedure_reuses_them(doc_id):
         if other != doc_id:
             reused = outputs & _assigned_names(other)
             assert not reused, f"{other} assigns {sorted(reused)}, which {doc_id} leaves for the user"
+
+
+# Names a user's own session is likely to hold: every single letter and the usual names for data,
+# labels, tables and figures. A procedure runs in that session (kernel doc: never overwrite a
+# variable you did not create), so it binds none of them at module level, nor deletes one.
+COMMON_USER_NAMES = frozenset(string.ascii_letters) | frozenset(
+    [
+        "im",
+        "img",
+        "image",
+        "images",
+        "raw",
+        "data",
+        "df",
+        "arr",
+        "array",
+        "stack",
+        "movie",
+        "video",
+        "model",
+        "lab",
+        "label",
+        "labels",
+        "mask",
+        "masks",
+        "cell",
+        "cells",
+        "nucleus",
+        "nuclei",
+        "seg",
+        "result",
+        "results",
+        "res",
+        "out",
+        "output",
+        "table",
+        "props",
+        "frame",
+        "frames",
+        "fig",
+        "ax",
+        "axes",
+        "spots",
+        "points",
+        "values",
+        "counts",
+        "background",
+        "foreground",
+        "threshold",
+        "psf",
+        "kernel",
+        "channel",
+        "channels",
+        "roi",
+        "rois",
+        "path",
+        "paths",
+        "files",
+        "ref",
+        "tile",
+        "tiles",
+        "signal",
+        "noise",
+        "xx",
+        "yy",
+        "zz",
+        "idx",
+        "tmp",
+        "temp",
+        "viewer",
+        "layer",
+        "smooth",
+        "smoothed",
+        "blurred",
+        "filtered",
+        "binary",
+        "peaks",
+        "coords",
+        "regions",
+        "objects",
+        "pieces",
+        "ids",
+        "index",
+        "size",
+        "shape",
+        "level",
+        "weights",
+        "weight",
+    ]
+)
+
+
+@pytest.mark.parametrize("doc_id", runnable_ids())
+def test_no_doc_binds_or_deletes_a_common_user_name(doc_id):
+    bound = sorted(_assigned_names(doc_id) & COMMON_USER_NAMES)
+    assert not bound, (
+        f"{doc_id} binds {bound} at module level, names a user may hold: prefix them with the "
+        "procedure's own prefix, or keep them inside a function"
+    )
+    deleted = sorted(_deleted_names(doc_id) & COMMON_USER_NAMES)
+    assert not deleted, f"{doc_id} deletes {deleted}, names a user may hold"
+
+
+def test_the_user_name_gate_sees_loops_imports_and_del():
+    code = "from skimage.measure import label\nfor t in range(3):\n    if t:\n        img = t\ndel x\n"
+    table = symtable.symtable(code, "t", "exec")
+    bound = {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+    assert {"label", "t", "img"} <= bound & COMMON_USER_NAMES
+
+
+@pytest.mark.parametrize("doc_id", runnable_ids())
+def test_every_name_a_doc_reads_is_an_input_or_bound_by_the_doc(doc_id):
+    # A renamed temporary left behind in a branch the scene does not take would only fail on a
+    # user's data: the code must bind, or name under ## Inputs, everything it reads.
+    known = _assigned_names(doc_id) | _input_names(doc_id) | set(dir(builtins))
+    unbound = sorted(_read_names(doc_id) - known)
+    assert not unbound, f"{doc_id} reads {unbound}, which its code never binds and ## Inputs does not name"

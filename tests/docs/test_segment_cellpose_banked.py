@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 
-from .scenes import _segment_cellpose as scene_module
 from .seed_docs import body_of, python_blocks
 
 DOC_ID = "_segment-cellpose"
@@ -31,13 +30,3 @@ def test_every_block_parses_and_exactly_one_runs_the_model():
     model_blocks = [line for line, code in blocks if _imports(code) & MODEL_MODULES]
     assert len(blocks) >= 5, f"{DOC_ID} has {len(blocks)} python blocks"
     assert len(model_blocks) == 1, f"expected one model block, found them at body lines {model_blocks}"
-
-
-def test_the_steps_around_the_model_run_and_hold_to_the_truth():
-    namespace: dict[str, object] = {"__name__": "procedure_segment_cellpose", **scene_module.scene()}
-    for line, code in python_blocks(body_of(DOC_ID)):
-        if _imports(code) & MODEL_MODULES:
-            namespace["learned_raw"] = scene_module.model_stand_in()  # what the model step would leave
-            continue
-        exec(compile(code, f"seed/{DOC_ID}.md (block at body line {line})", "exec"), namespace)
-    scene_module.check(namespace)

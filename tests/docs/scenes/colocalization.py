@@ -12,10 +12,15 @@ pixels no longer share one value, so the saturation masks are computed on the ra
 channels are registered and free of bleed-through.
 
 Ground truth planted: ``_build()[1]`` holds the share of A puncta that have a B partner and the share
-of B puncta that have an A partner (both 0.6), and the number of clipped pixels in A.
+of B puncta that have an A partner (both 0.6), the number of clipped pixels in A, and per cell the
+noise-free Pearson's r and the share of each channel's puncta on shared ones. ``check`` asserts the
+procedure's r, its control, Costes' test and Manders' M against them. ``_build(shared=0.0)`` is
+the independent case (no punctum shared), where M must come out not interpretable.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 
@@ -42,7 +47,8 @@ def _spots(points, amplitudes):
     return image
 
 
-def _build(seed: int = 5) -> tuple[dict[str, object], dict[str, float]]:
+@cache
+def _build(seed: int = 5, shared: float = SHARED) -> tuple[dict[str, object], dict[str, float]]:
     rng = np.random.default_rng(seed)
     cell_labels = np.zeros(SHAPE, dtype=np.int32)
     diffuse_a = np.zeros(SHAPE)
@@ -60,7 +66,7 @@ def _build(seed: int = 5) -> tuple[dict[str, object], dict[str, float]]:
         n = int(rng.integers(40, 61))
         pick = rng.choice(rows.size, size=2 * n, replace=False)
         here = np.column_stack([rows[pick], cols[pick]]) + rng.uniform(-0.5, 0.5, (2 * n, 2))
-        n_shared = int(np.rint(SHARED * n))
+        n_shared = int(np.rint(shared * n))
         first_of_cell.append(len(points_a))
         points_a.extend(here[:n])
         points_b.extend(here[:n_shared])
@@ -84,13 +90,55 @@ def _build(seed: int = 5) -> tuple[dict[str, object], dict[str, float]]:
         "structure_size_um": STRUCTURE_SIZE_UM,
     }
     n_shared_total = len(points_a) + len(points_b) - len({tuple(p) for p in [*points_a, *points_b]})
+    # per cell, from the noise-free images: Pearson's r over the unclipped cell pixels, and the
+    # share of each channel's punctate light on puncta the other channel shares (Manders' ideal)
+    clean_a, clean_b = diffuse_a + spots_a, diffuse_b + spots_b
+    usable = (cell_labels > 0) & (raw_a < CEILING) & (raw_b < CEILING)
+    shared_a = {tuple(p) for p in points_b}
+    on_shared_a = np.array([tuple(p) in shared_a for p in points_a])
+    on_shared_b = np.array([tuple(p) in {tuple(q) for q in points_a} for p in points_b])
+    cell_of_a = cell_labels[tuple(np.rint(np.array(points_a)).astype(int).T)]
+    cell_of_b = cell_labels[tuple(np.rint(np.array(points_b)).astype(int).T)]
+    unclipped = amplitudes_a < CEILING
     truth = {
         "a_with_b": n_shared_total / len(points_a),
         "b_with_a": n_shared_total / len(points_b),
         "clipped_a_px": int(np.count_nonzero(raw_a >= CEILING)),
+        "pearson": np.array(
+            [
+                np.corrcoef(clean_a[usable & (cell_labels == k)], clean_b[usable & (cell_labels == k)])[0, 1]
+                for k in range(1, 7)
+            ]
+        ),
+        "m1": np.array([on_shared_a[(cell_of_a == k) & unclipped].mean() for k in range(1, 7)]),
+        "m2": np.array([on_shared_b[cell_of_b == k].mean() for k in range(1, 7)]),
     }
     return inputs, truth
 
 
 def scene() -> dict[str, object]:
     return _build()[0]
+
+
+def check(namespace: dict) -> None:
+    truth = _build()[1]
+    r, r_true = namespace["coloc_pearson"], truth["pearson"]
+    # shot noise is independent between the channels: it lowers r, by under 15 % at these counts
+    assert np.all((r >= 0.85 * r_true) & (r <= r_true + 0.05)), (
+        f"expected r per cell within 0.85-1.0x of the noise-free {np.round(r_true, 2)}, got {np.round(r, 2)}"
+    )
+    assert abs(np.median(namespace["coloc_pearson_control"])) < 0.05, (
+        f"expected the shifted control near r = 0, got {np.median(namespace['coloc_pearson_control']):.2f}"
+    )
+    assert np.all(namespace["coloc_costes_p"] >= 0.95), (
+        f"expected Costes' P >= 0.95 in every cell, got {namespace['coloc_costes_p']}"
+    )
+    assert namespace["coloc_manders_interpretable"], "expected Manders' M reported: r beats its control"
+    for name, want in (("m1", truth["m1"]), ("m2", truth["m2"])):
+        # M counts chance overlap too: M = f + (1 - f) c, with c the control's M, for a share f
+        m, c = namespace[f"coloc_{name}"], namespace[f"coloc_{name}_control"]
+        share = (m - c) / (1 - c)
+        assert abs(np.median(share) - np.median(want)) < 0.15, (
+            f"expected {name.upper()} corrected for chance, (M - control) / (1 - control), near the "
+            f"planted share {np.median(want):.2f}; got {np.round(share, 2)}"
+        )

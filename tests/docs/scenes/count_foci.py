@@ -9,15 +9,21 @@ packed 3 px apart. A smooth illumination gradient, a camera offset and shot nois
 (uint16).
 
 Ground truth planted: ``_build()[1]`` maps each label to its true number of foci (the crowded nucleus
-is -1: too dense to count), ``_build()[2]`` lists the true spot centres (row, col).
+is -1: too dense to count), ``_build()[2]`` holds the true spot centres (row, col) by kind (bright,
+at the limit, below it) and the limit's peak height in counts. ``check`` asserts the detection
+rate of each kind, the false detections, the stated limit, the crowded, pan-nuclear and border
+nuclei, and the near-limit warning.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 from scipy import ndimage as ndi
 
 from ._shapes import ellipse_mask
+from ._truth import nearest_pairs
 
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.2
@@ -39,14 +45,18 @@ def _place_spots(rng, inside, n, min_gap_px):
     return spots
 
 
-def _build(seed: int = 11) -> tuple[dict[str, object], dict[int, int], np.ndarray]:
+@cache
+def _build(
+    seed: int = 11, dim: bool = True
+) -> tuple[dict[str, object], dict[int, int], dict[str, np.ndarray]]:
     rng = np.random.default_rng(seed)
     labels = np.zeros(SHAPE, dtype=np.int32)
     diffuse = np.zeros(SHAPE)
     truth: dict[int, int] = {}
-    all_spots: list[tuple[float, float]] = []
+    bright: list[tuple[float, float]] = []
+    faint: list[tuple[float, float]] = []  # 2 at the 90 % limit and 1 at half of it, per nucleus
+    amplitudes: list[float] = []
     yy, xx = np.mgrid[: SHAPE[0], : SHAPE[1]]
-    spot_image = np.zeros(SHAPE)
     # a 4 x 4 grid of 64 px cells, one nucleus per cell, jittered; the first is pushed over the border
     for label, (gy, gx) in enumerate(np.ndindex(4, 4), start=1):
         radius = rng.uniform(7.0, 10.0) / 2 / PIXEL_SIZE_UM
@@ -66,25 +76,83 @@ def _build(seed: int = 11) -> tuple[dict[str, object], dict[int, int], np.ndarra
         if label == 11:  # crowded: foci packed closer than they can be resolved
             spots = _place_spots(rng, inner, 70, 3.0)
             truth[label] = -1
-        else:
-            spots = _place_spots(rng, inner, int(rng.integers(0, 7)), 6.0)
-            truth[label] = len(spots)
-        for r, c in spots:
-            amplitude = rng.uniform(70.0, 260.0)
-            spot_image += amplitude * np.exp(-((yy - r) ** 2 + (xx - c) ** 2) / (2 * SPOT_SIGMA_PX**2))
-        all_spots.extend(spots)
+            bright.extend(spots)
+            amplitudes.extend(rng.uniform(70.0, 260.0, len(spots)))
+            continue
+        n_dim = 3 if dim and label != 1 else 0
+        spots = _place_spots(rng, inner, int(rng.integers(0, 5)) + n_dim, 6.0)
+        truth[label] = len(spots)
+        bright.extend(spots[n_dim:])
+        amplitudes.extend(rng.uniform(110.0, 260.0, len(spots) - n_dim))
+        faint.extend(spots[:n_dim])
     gradient = 30.0 * (xx + yy) / (SHAPE[0] + SHAPE[1])
     # the diffuse nuclear signal is blurred by the same PSF as the spots
-    expected = 100.0 + 20.0 + gradient + ndi.gaussian_filter(diffuse, SPOT_SIGMA_PX) + spot_image
-    foci_image = np.clip(rng.poisson(expected), 0, 65535).astype(np.uint16)
+    base = 100.0 + 20.0 + gradient + ndi.gaussian_filter(diffuse, SPOT_SIGMA_PX)
+    # the procedure's stated 90 % limit: peak / pixel noise = (k + 1.28) / (1.25 sigma), k ~ 4.2,
+    # with its noise read from the nucleus's MAD, which the foci and their blur raise by ~15 %
+    limit_snr = 1.15 * (4.2 + 1.28) / (1.25 * SPOT_DIAMETER_UM / 2.355 / PIXEL_SIZE_UM)
+    faint_amp = [
+        limit_snr * np.sqrt(base[int(r), int(c)]) * (0.5 if i % 3 == 2 else 1.0)
+        for i, (r, c) in enumerate(faint)
+    ]
+    spot_image = np.zeros(SHAPE)
+    for (r, c), amplitude in zip([*bright, *faint], [*amplitudes, *faint_amp], strict=True):
+        spot_image += amplitude * np.exp(-((yy - r) ** 2 + (xx - c) ** 2) / (2 * SPOT_SIGMA_PX**2))
+    foci_image = np.clip(rng.poisson(base + spot_image), 0, 65535).astype(np.uint16)
     inputs = {
         "foci_image": foci_image,
         "nuclei_labels": labels,
         "pixel_size_um": PIXEL_SIZE_UM,
         "spot_diameter_um": SPOT_DIAMETER_UM,
     }
-    return inputs, truth, np.array(all_spots)
+    spots = {
+        "bright": np.array(bright),
+        "limit": np.array([f for i, f in enumerate(faint) if i % 3 != 2]).reshape(-1, 2),
+        "below": np.array([f for i, f in enumerate(faint) if i % 3 == 2]).reshape(-1, 2),
+        "limit_counts": np.array([a for i, a in enumerate(faint_amp) if i % 3 != 2]),
+    }
+    return inputs, truth, spots
 
 
 def scene() -> dict[str, object]:
     return _build()[0]
+
+
+def check(namespace: dict) -> None:
+    inputs, _, spots = _build()
+    ids = namespace["foci_nucleus_ids"].tolist()
+    crowded = dict(zip(ids, namespace["foci_crowded"].tolist(), strict=True))
+    counts = dict(zip(ids, namespace["foci_per_nucleus"].tolist(), strict=True))
+    assert 1 not in ids, "expected the nucleus cut by the border left out"
+    assert crowded[11], f"expected only nucleus 11 flagged crowded, got {crowded}"
+    assert sum(crowded.values()) == 1, f"expected only nucleus 11 flagged crowded, got {crowded}"
+    assert counts[6] == 0, f"expected no foci in the pan-nuclear nucleus 6, got {counts[6]}"
+    labels = inputs["nuclei_labels"]
+    found = namespace["foci_spots"]
+    found = found[labels[tuple(found.T)] != 11]
+    rate = {}
+    for kind in ("bright", "limit", "below"):
+        true = spots[kind][~np.isin(labels[tuple(np.rint(spots[kind]).astype(int).T)], (1, 11))]
+        rate[kind] = len(nearest_pairs(found, true, 2.0)) / len(true)
+    # bright foci stand over 2x the limit: missing 3 % would already be far from Gaussian statistics
+    assert rate["bright"] >= 0.97, f"expected bright foci found >= 97 % of the time, got {rate['bright']:.0%}"
+    # at the stated 90 % limit, with 26 foci: 0.9 minus 3 binomial SEs (0.06 each)
+    assert rate["limit"] >= 0.72, (
+        f"expected foci at the stated limit found ~90 % of the time, got {rate['limit']:.0%}"
+    )
+    # at half the limit the filtered peak sits 1.5 noise SDs under the threshold: ~7 %
+    assert rate["below"] <= 0.35, (
+        f"expected foci at half the limit mostly missed (~7 %), got {rate['below']:.0%}"
+    )
+    every = np.vstack([spots["bright"], spots["limit"], spots["below"]])
+    false = len(found) - len(nearest_pairs(found, every, 2.0))
+    # 0.05 false spots per nucleus over 14 nuclei: 0.7 expected; 3 or more has probability ~3 %
+    assert false <= 3, f"expected at most 3 detections away from every true focus, got {false}"
+    stated = np.median(namespace["foci_limit_counts"])
+    planted = np.median(spots["limit_counts"])
+    assert abs(stated / planted - 1) < 0.2, (
+        f"expected the stated 90 % limit near the {planted:.0f} counts planted there, got {stated:.0f}"
+    )
+    assert namespace["foci_near_limit"], (
+        "expected the near-limit warning: a third of the foci sit at the limit"
+    )

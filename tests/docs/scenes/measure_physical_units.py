@@ -12,10 +12,14 @@ saturation mask is computed on the raw stack. The label image is the true ellips
 segmentation would return them.
 
 Ground truth planted: ``_build()[1]`` maps each label to its true volume (µm³), equivalent
-diameter (µm), integrated intensity above background (corrected counts) and clipped voxel count.
+diameter (µm), integrated intensity above background (corrected counts), the part of it the blur
+leaves inside the label, and its clipped voxel count. ``check`` asserts each whole nucleus against
+them, that the cut one is left out and the clipped one flagged, and the background level.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 from scipy import ndimage as ndi
@@ -27,6 +31,7 @@ BACKGROUND = 30.0  # background light (counts at full illumination)
 CEILING = 2**12 - 1  # 12-bit camera
 
 
+@cache
 def _build(seed: int = 3) -> tuple[dict[str, object], dict[int, dict[str, float]]]:
     rng = np.random.default_rng(seed)
     z, y, x = (np.arange(n) * s for n, s in zip(SHAPE, SPACING_UM, strict=True))
@@ -57,13 +62,15 @@ def _build(seed: int = 3) -> tuple[dict[str, object], dict[int, dict[str, float]
             "integrated_counts": float(density[inside].sum()),
         }
     psf_sigma_px = (0.6 / SPACING_UM[0], 0.2 / SPACING_UM[1], 0.2 / SPACING_UM[2])
-    light = BACKGROUND + ndi.gaussian_filter(density, psf_sigma_px, mode="constant")
+    blurred = ndi.gaussian_filter(density, psf_sigma_px, mode="constant")
+    light = BACKGROUND + blurred
     r2 = ((yy - yy.mean()) ** 2 + (xx - xx.mean()) ** 2) / (yy.max() ** 2 + xx.max() ** 2) * 4
     gain = 1.0 - 0.2 * r2 / r2.max()  # illumination: 1 at the centre, 0.8 in the corners
     raw = np.clip(OFFSET + rng.poisson(gain * light), 0, CEILING).astype(np.uint16)
     clipped = raw >= CEILING
     for label in truth:
         truth[label]["clipped_voxels"] = int(np.count_nonzero(clipped & (labels == label)))
+        truth[label]["integrated_in_label"] = float(blurred[labels == label].sum())
     inputs = {
         "labels": labels,
         "intensity_image": ((raw - OFFSET) / gain).astype(np.float32),
@@ -77,3 +84,41 @@ def _build(seed: int = 3) -> tuple[dict[str, object], dict[int, dict[str, float]
 
 def scene() -> dict[str, object]:
     return _build()[0]
+
+
+def check(namespace: dict) -> None:
+    truth = _build()[1]
+    table = namespace["measure_table"]
+    labels = table["label"].tolist()
+    assert labels == [1, 2, 3, 4], f"expected the 4 whole nuclei (5 is cut by the edge), got {labels}"
+    # background: 30 counts of light, flatfield-corrected exactly; the median of ~10^5 voxels of
+    # Poisson noise (SD 5.5) is good to about 0.1 count
+    assert abs(namespace["measure_background"] - BACKGROUND) < 0.5, (
+        f"expected background {BACKGROUND} counts, got {namespace['measure_background']:.2f}"
+    )
+    for i, label in enumerate(labels):
+        want = truth[label]
+        # voxel counting of a smooth ellipsoid over ~10^4 voxels: well under 1 % off
+        volume = table["volume_um3"][i] / want["volume_um3"]
+        assert abs(volume - 1) < 0.01, (
+            f"nucleus {label}: expected volume {want['volume_um3']:.1f} µm³, got {volume:.3f}x"
+        )
+        diameter = table["equivalent_diameter_um"][i] / want["equivalent_diameter_um"]
+        assert abs(diameter - 1) < 0.005, f"nucleus {label}: equivalent diameter off by {diameter - 1:+.2%}"
+        assert table["saturated_px"][i] == want["clipped_voxels"], (
+            f"nucleus {label}: expected {want['clipped_voxels']} saturated voxels, "
+            f"got {table['saturated_px'][i]}"
+        )
+        if want["clipped_voxels"]:
+            continue  # a lower bound, flagged
+        # shot noise over ~10^4 voxels and the background's error: well under 1 % of the sum
+        got = table["integrated_above_background"][i]
+        assert abs(got / want["integrated_in_label"] - 1) < 0.01, (
+            f"nucleus {label}: expected {want['integrated_in_label']:.4g} counts inside the label, "
+            f"got {got:.4g}"
+        )
+        # and the doc's claim: a tight confocal mask misses 10-20 % of the light to blur
+        assert 0.8 <= got / want["integrated_counts"] <= 0.9, (
+            f"nucleus {label}: the label holds {got / want['integrated_counts']:.0%} of the light, "
+            "not the 80-90 % the doc states"
+        )

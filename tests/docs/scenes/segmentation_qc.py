@@ -11,9 +11,13 @@ give it. ``labels`` is a plausible automatic result with three kinds of error pl
 
 Ground truth: 40 reference nuclei; ``labels`` holds 40 objects of which 38 match at IoU > 0.5
 (the merged pair matches neither of its nuclei; the larger half of the split one still matches).
+``check`` asserts those scores, that the merged label is the one merge suspect and the smaller half
+the one split suspect (the wider outlines flag nothing), and that nothing is reported missed.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 from scipy import ndimage as ndi
@@ -27,6 +31,7 @@ DIAMETER_UM = 10.0
 N_NUCLEI = 40
 
 
+@cache
 def _build(seed: int = 11) -> tuple[dict[str, object], np.ndarray]:
     rng = np.random.default_rng(seed)
     r = DIAMETER_UM / 2 / PIXEL_SIZE_UM
@@ -82,3 +87,32 @@ def _build(seed: int = 11) -> tuple[dict[str, object], np.ndarray]:
 
 def scene() -> dict[str, object]:
     return _build()[0]
+
+
+def check(namespace: dict) -> None:
+    truth, labels = _build()[1], _build()[0]["labels"]
+    qc = namespace["qc"]
+    n_true, n_labels = int(truth.max()), int(labels.max())
+    expected_f1 = 2 * (N_NUCLEI - 2) / (n_true + n_labels)  # all but the merged pair match
+    assert abs(qc["f1"] - expected_f1) < 1e-9, f"expected F1 {expected_f1:.3f}, got {qc['f1']:.3f}"
+    assert abs(qc["recall"] - (N_NUCLEI - 2) / n_true) < 1e-9, (
+        f"expected recall 38/40, got {qc['recall']:.3f}"
+    )
+    # the wider outlines (1 px) cost about 2/radius of IoU, so matches average 0.8-0.9
+    assert 0.8 <= qc["mean_matched_iou"] <= 0.95, (
+        f"expected mean IoU 0.8-0.95, got {qc['mean_matched_iou']:.2f}"
+    )
+    pair = set(np.unique(labels[(truth == 1) | (truth == 2)])) - {0}
+    assert pair == set(namespace["merge_suspects"].tolist()), (
+        f"expected the merged pair {sorted(pair)} as the only merge suspect, got "
+        f"{namespace['merge_suspects'].tolist()}"
+    )
+    cover = {t: set(np.unique(labels[truth == t])) - {0} for t in range(3, n_true + 1)}
+    halves = next(sorted(found) for found in cover.values() if len(found) == 2)
+    smaller = min(halves, key=lambda f: np.count_nonzero(labels == f))
+    assert [smaller] == namespace["split_suspects"].tolist(), (
+        f"expected the smaller half of the cut nucleus, label {smaller}, as the only split "
+        f"suspect, got {namespace['split_suspects'].tolist()}"
+    )
+    assert qc["missed"] == 0, f"expected no bright blob reported missed, got {qc['missed']}"
+    assert qc["phantom"] == 0, f"expected no label reported phantom, got {qc['phantom']}"

@@ -9,6 +9,8 @@ so the two views of an overlap differ by noise as they do on a camera.
 
 Ground truth planted (not passed to the procedure): ``TRUE_POSITIONS_PX``, (row, col, 2), the
 (y, x) position of every tile's top-left corner in specimen pixels, filled in by ``scene()``.
+``check`` asserts the tile positions found against them, and that only the overlap inside the
+empty corner is rejected.
 """
 
 from __future__ import annotations
@@ -61,3 +63,21 @@ def scene() -> dict[str, object]:
         "pixel_size_um": PIXEL_SIZE_UM,
         "stage_error_um": STAGE_ERROR_UM,
     }
+
+
+def check(namespace: dict) -> None:
+    true = TRUE_POSITIONS_PX - TRUE_POSITIONS_PX[0, 0]
+    found = namespace["stitch_positions_px"] - namespace["stitch_positions_px"][0, 0]
+    error = np.hypot(*(found - true).transpose(2, 0, 1))
+    # every tile keeps a well-correlated pair; the loop tolerance (1 px) bounds a consistent solution,
+    # and sub-pixel registration of textured overlaps is good to a few tenths of a pixel
+    assert error.max() <= 1.0, (
+        f"expected tile positions within 1 px of the truth (median 0.3 px); errors (px):\n{error.round(2)}"
+    )
+    assert np.median(error) <= 0.3, (
+        f"expected tile positions within 1 px of the truth (median 0.3 px); errors (px):\n{error.round(2)}"
+    )
+    rejected = [(i, j) for i, j, *_, ok in namespace["stitch_pair_table"] if not ok]
+    assert rejected == [((2, 2), (2, 3))], (
+        f"expected only the overlap in the empty corner, (2, 2)-(2, 3), rejected; got {rejected}"
+    )

@@ -9,6 +9,8 @@ Background 100 counts, Poisson noise.
 
 Ground truth planted (not passed to the procedure): ``TRUE_TRACKS``, a list of (first frame,
 positions (n, 2) in px (y, x)) per nucleus, and ``N_TRUE_TRACKS`` (the number of nuclei seen).
+``check`` asserts that each nucleus is followed by one track from its first to its last frame,
+with no identity swap, and that the net and path speeds match the true ones.
 """
 
 from __future__ import annotations
@@ -76,3 +78,49 @@ def scene() -> dict[str, object]:
         "max_speed_um_per_min": MAX_SPEED_UM_PER_MIN,
         "object_diameter_um": OBJECT_DIAMETER_UM,
     }
+
+
+def check(namespace: dict) -> None:
+    tracks, summary = namespace["tracks"], namespace["track_summary"]
+    assert len(summary) == N_TRUE_TRACKS, (
+        f"expected {N_TRUE_TRACKS} tracks, one per nucleus, got {len(summary)}"
+    )
+    minutes_per_frame = FRAME_INTERVAL_S / 60
+    for first, true_yx in TRUE_TRACKS:
+        last = first + len(true_yx) - 1
+        end = tracks[tracks[:, 1] == last]
+        track_id = end[np.argmin(np.hypot(*(end[:, 3:] - true_yx[-1]).T)), 0]
+        rows = tracks[tracks[:, 0] == track_id]
+        # one track follows the nucleus through every frame its centre is in the field (one cut
+        # deeper by the border is below min_area_px and may start the track a frame later)
+        inside = first + np.flatnonzero(true_yx[:, 1] >= 0)
+        assert rows[0, 1] <= inside[0], (
+            f"nucleus seen in frames {inside[0]}-{last}: expected one unbroken track over them, got track "
+            f"{track_id:.0f} over frames {rows[0, 1]:.0f}-{rows[-1, 1]:.0f} ({len(rows)} detections)"
+        )
+        assert rows[-1, 1] == last, (
+            f"nucleus seen in frames {inside[0]}-{last}: expected one unbroken track over them, got track "
+            f"{track_id:.0f} over frames {rows[0, 1]:.0f}-{rows[-1, 1]:.0f} ({len(rows)} detections)"
+        )
+        assert len(rows) == last - rows[0, 1] + 1, (
+            f"nucleus seen in frames {inside[0]}-{last}: expected one unbroken track over them, got track "
+            f"{track_id:.0f} over frames {rows[0, 1]:.0f}-{rows[-1, 1]:.0f} ({len(rows)} detections)"
+        )
+        true_yx = true_yx[int(rows[0, 1]) - first :]
+        whole = (true_yx[:, 1] > DIAMETER_PX / 2) & (true_yx[:, 1] < FIELD - DIAMETER_PX / 2)
+        error = np.hypot(*(rows[:, 3:] - true_yx).T)[whole]
+        assert error.max() < 0.5, f"track {track_id:.0f}: centroids up to {error.max():.2f} px off the truth"
+        if whole.all():
+            elapsed = (len(true_yx) - 1) * minutes_per_frame
+            net = np.hypot(*(true_yx[-1] - true_yx[0])) * PIXEL_SIZE_UM / elapsed
+            path = np.hypot(*np.diff(true_yx, axis=0).T).sum() * PIXEL_SIZE_UM / elapsed
+            got = summary[summary[:, 0] == track_id][0]
+            # centroids are good to ~0.1 px here: over 13 steps speeds to under 0.1 µm/min
+            assert abs(got[3] - net) < 0.1, (
+                f"track {track_id:.0f}: expected net {net:.2f} and path {path:.2f} µm/min, got "
+                f"{got[3]:.2f} and {got[4]:.2f}"
+            )
+            assert abs(got[4] - path) < 0.1, (
+                f"track {track_id:.0f}: expected net {net:.2f} and path {path:.2f} µm/min, got "
+                f"{got[3]:.2f} and {got[4]:.2f}"
+            )
