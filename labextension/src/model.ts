@@ -1,0 +1,170 @@
+/**
+ * What the panel shows, kept current: the index view and the review, fetched again whenever the
+ * server extension says the store changed (its jupyter_events event), and the actions on them.
+ */
+import { Notification } from '@jupyterlab/apputils';
+import { Event } from '@jupyterlab/services';
+import { VDomModel } from '@jupyterlab/ui-components';
+import { Signal } from '@lumino/signaling';
+
+import {
+  api,
+  CHANGED_SCHEMA,
+  DocsAPIError,
+  IChangedEvent,
+  IIndexView,
+  IReviewView,
+  IWriteResult
+} from './api';
+
+/** How often the panel polls when the server offers no event stream (jupyterlab-git: 3 s). */
+const POLL_MS = 3000;
+
+export class DocsModel extends VDomModel {
+  constructor(events: Event.IManager | null) {
+    super();
+    if (events) {
+      events.stream.connect(this._onEvent, this);
+      this.pushed = true;
+    } else {
+      this._poll = window.setInterval(() => void this.refresh(), POLL_MS);
+    }
+  }
+
+  /** The index as the agent gets it, with the handshake cut; null before the first answer. */
+  index: IIndexView | null = null;
+  /** What changed since the user last reviewed; null before the first answer or if refused. */
+  review: IReviewView | null = null;
+  /** Why the panel could not read the store (the server extension missing, say). */
+  error: DocsAPIError | null = null;
+  /** Whether changes arrive through the event stream (else the panel polls). */
+  readonly pushed: boolean = false;
+  /** Keys of the actions in flight, so their buttons show it and cannot be pressed twice. */
+  readonly busy = new Set<string>();
+  /** Emitted for every change the server reports, so open viewers and editors follow it. */
+  readonly docsChanged = new Signal<this, IChangedEvent>(this);
+
+  private _poll = 0;
+  private _inFlight: Promise<void> | null = null;
+  private _again = false;
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    window.clearInterval(this._poll);
+    Signal.clearData(this);
+    super.dispose();
+  }
+
+  /** Fetch the index and the review again; calls made while one runs coalesce into one more. */
+  refresh(): Promise<void> {
+    if (this._inFlight) {
+      this._again = true;
+      return this._inFlight;
+    }
+    this._inFlight = this._fetch().finally(() => {
+      this._inFlight = null;
+      if (this._again) {
+        this._again = false;
+        void this.refresh();
+      }
+    });
+    return this._inFlight;
+  }
+
+  private async _fetch(): Promise<void> {
+    const [index, review] = await Promise.allSettled([api.index(), api.review()]);
+    if (index.status === 'fulfilled') {
+      this.index = index.value;
+      this.error = null;
+    } else {
+      this.error = asAPIError(index.reason);
+    }
+    this.review = review.status === 'fulfilled' ? review.value : null;
+    this.stateChanged.emit();
+  }
+
+  private _onEvent(_: Event.IManager, event: Event.Emission): void {
+    if (event.schema_id !== CHANGED_SCHEMA) {
+      return;
+    }
+    const changed = event as unknown as IChangedEvent;
+    void this.refresh();
+    this.docsChanged.emit(changed);
+  }
+
+  /** File a new shipped doc under `heading` (an existing one, or a new one at the end). */
+  fileDoc(id: string, heading: string): Promise<void> {
+    return this._act(`file:${id}`, index =>
+      api.fileDoc(id, heading, index.sha256).then(result => {
+        Notification.success(`Filed ${id} under ${result.filed_under ?? heading} in the index.`, {
+          autoClose: 4000
+        });
+      })
+    );
+  }
+
+  /** Put a shipped doc on the index's ignored: line. */
+  ignoreDoc(id: string): Promise<void> {
+    return this._act(`ignore:${id}`, index =>
+      api.ignoreDoc(id, index.sha256).then(() => {
+        Notification.success(
+          `Added ${id} to the ignored: line; it stays readable by id. Remove it from that line to list it again.`,
+          { autoClose: 5000 }
+        );
+      })
+    );
+  }
+
+  /** "Looks good": the hunk (or, without one, the whole doc) counts as reviewed. */
+  markReviewed(id: string, sha: string, hunk?: number): Promise<void> {
+    const key = hunk === undefined ? `reviewed:${id}` : `reviewed:${id}:${hunk}`;
+    return this._act(key, () =>
+      api.markReviewed(id, sha, hunk).then(review => {
+        this.review = review;
+      })
+    );
+  }
+
+  /** "Revert this change": an old/new write that puts the hunk back as it was. */
+  revertHunk(id: string, hunk: number, sha: string): Promise<void> {
+    return this._act(`revert:${id}:${hunk}`, () =>
+      api.revertHunk(id, hunk, sha).then((result: IWriteResult) => {
+        const what = result.outcome === 'unchanged' ? 'was already as it was' : 'is back as it was';
+        Notification.success(`That change to ${id} ${what}.`, { autoClose: 4000 });
+      })
+    );
+  }
+
+  private async _act(key: string, action: (index: IIndexView) => Promise<void>): Promise<void> {
+    if (this.busy.has(key) || !this.index) {
+      return;
+    }
+    this.busy.add(key);
+    this.stateChanged.emit();
+    try {
+      await action(this.index);
+    } catch (error) {
+      const refusal = asAPIError(error);
+      const message = refusal.stale
+        ? `${refusal.message} The panel now shows the current index; try again from it.`
+        : refusal.message;
+      Notification.error(message, { autoClose: false });
+    } finally {
+      this.busy.delete(key);
+      await this.refresh();
+    }
+  }
+}
+
+export function asAPIError(error: unknown): DocsAPIError {
+  if (error instanceof DocsAPIError) {
+    return error;
+  }
+  return new DocsAPIError(
+    `The panel hit an unexpected error (${String(error)}). Refresh the page; if it stays, the browser console has the details.`,
+    0,
+    'bug'
+  );
+}
