@@ -29,6 +29,17 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "biopb_kernel_docs"}]
+
+
+def _load_jupyter_server_extension(serverapp) -> None:
+    """The REST API and the change events the JupyterLab panel reads (``serverext``)."""
+    from .serverext import load
+
+    load(serverapp)
+
+
 def load_ipython_extension(ipython) -> None:
     """``%load_ext biopb_kernel_docs``: register the docs magics (%read_doc, %%write_doc, ...)."""
     from .bridge.kernel_side import kernel_doc_store

@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import sys
-from pathlib import Path
 from typing import Any
 
 from IPython.core.error import UsageError
@@ -23,6 +21,7 @@ from IPython.display import display
 
 from . import operations, render
 from .config import DocStore
+from .connect import connect_config
 from .errors import DocsError
 from .notebook import markdown
 from .operations import Operation
@@ -68,15 +67,12 @@ def split_replacement(cell: str) -> tuple[str, str]:
 
 def connect_instructions(connection_file: str) -> str:
     """How to attach an agent to the kernel behind ``connection_file``."""
-    script = Path(sys.executable).with_name("biopb-kernel-docs")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "biopb_kernel_docs"]
-    argv = [*command, "mcp", "--existing", connection_file]
-    config = {"mcpServers": {"biopb-docs": {"command": argv[0], "args": argv[1:]}}}
+    config = connect_config(connection_file)
     return (
         "Connect an agent to this kernel's docs (read_doc and write_doc as MCP tools):\n\n"
-        f"    claude mcp add biopb-docs -- {shlex.join(argv)}\n\n"
+        f"    {config['claude']}\n\n"
         "or, in an MCP client's JSON configuration:\n\n"
-        f"{json.dumps(config, indent=2)}\n"
+        f"{json.dumps(config['json'], indent=2)}\n"
     )
 
 

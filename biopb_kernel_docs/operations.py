@@ -26,11 +26,12 @@ from .errors import (
     UnreadableDoc,
 )
 from .ops import Docs
-from .values import ConfigView, DiffView, DocView, IndexView, WriteResult
+from .review import ReviewedDocs
+from .values import ConfigView, DiffView, DocView, HandshakeView, IndexView, ReviewView, WriteResult
 
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
-# "sha": a sha256 precondition; "string": anything else.
-Kind = Literal["id", "text", "sha", "string"]
+# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "string": anything else.
+Kind = Literal["id", "text", "sha", "number", "string"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,24 @@ _WRITE_ERRORS = (
 )
 
 
+def _reviewing(docs: Docs) -> ReviewedDocs:
+    if not isinstance(docs, ReviewedDocs):
+        raise InvalidArguments("Review is offered in the JupyterLab panel, not on this surface.")
+    return docs
+
+
+def _handshake(docs: Docs, arguments: Mapping[str, Any]) -> HandshakeView:
+    from .handshake import compose_instructions
+    from .render import index_text
+
+    budget = arguments.get("budget")
+    budget = int(budget) if budget is not None else None
+    view = docs.index()
+    text = compose_instructions(index_text(view), budget)
+    left_out = tuple(e.id for e in view.entries if f"- {e.id}:" not in text)
+    return HandshakeView(budget, text, len(text), left_out)
+
+
 def _config(docs: Docs, _: Mapping[str, Any]) -> ConfigView:
     if docs.config is None:
         raise StoreUnavailable("This store was opened without a configuration to report.")
@@ -196,6 +215,50 @@ OPERATIONS: dict[str, Operation] = {
             cli_verb="ignore",
         ),
         Operation(
+            name="handshake",
+            summary="The MCP instructions a host with a character budget receives, and what it leaves out.",
+            parameters=(
+                Parameter("budget", "number", False, "The host's cap on instructions, in characters."),
+            ),
+            returns=(HandshakeView,),
+            errors=_READ_ERRORS,
+            run=_handshake,
+        ),
+        Operation(
+            name="review",
+            summary="What changed in the index and the local docs since the user last reviewed them.",
+            parameters=(),
+            returns=(ReviewView,),
+            errors=_READ_ERRORS,
+            run=lambda docs, _: _reviewing(docs).review(),
+        ),
+        Operation(
+            name="mark_reviewed",
+            summary="Mark one hunk of a doc (or all of it) as reviewed.",
+            parameters=(
+                _ID,
+                Parameter("sha", "sha", True, "The sha256 of the text the review showed."),
+                Parameter("hunk", "number", False, "The hunk to mark; none: the whole doc."),
+            ),
+            returns=(ReviewView,),
+            errors=(*_WRITE_ERRORS,),
+            run=lambda docs, a: _reviewing(docs).mark_reviewed(a["id"], a["sha"], a.get("hunk")),
+            writes=True,
+        ),
+        Operation(
+            name="revert_hunk",
+            summary="Put one hunk of a doc back as it was when last reviewed (an old/new write).",
+            parameters=(
+                _ID,
+                Parameter("hunk", "number", True, "The hunk to put back."),
+                Parameter("if_match", "sha", True, "The sha256 of the text the review showed."),
+            ),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: _reviewing(docs).revert_hunk(a["id"], a["hunk"], a["if_match"]),
+            writes=True,
+        ),
+        Operation(
             name="config",
             summary="Where the local and shipped docs are, the version, and where each setting came from.",
             parameters=(),
@@ -235,7 +298,16 @@ def run(docs: Docs, name: object, arguments: object) -> Any:
         value = arguments.get(parameter.name)
         if value is None and parameter.required:
             raise InvalidArguments(f"{op.name} needs {parameter.name!r}: {parameter.help}")
-        if value is not None and not isinstance(value, str):
+        if value is None:
+            continue
+        if parameter.kind == "number":
+            if isinstance(value, bool) or not (
+                isinstance(value, int) or (isinstance(value, str) and value.isdigit())
+            ):
+                raise InvalidArguments(
+                    f"{op.name}'s {parameter.name!r} must be a whole number, not {value!r}."
+                )
+        elif not isinstance(value, str):
             raise InvalidArguments(
                 f"{op.name}'s {parameter.name!r} must be a string, not {type(value).__name__}."
             )

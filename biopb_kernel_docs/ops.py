@@ -15,12 +15,12 @@ from __future__ import annotations
 import difflib
 import time
 
+from .edits import check_arguments, check_body, normalise_body, replace_once
 from .errors import (
     DocNotFound,
     EditRefused,
     InvalidArguments,
     InvalidDocId,
-    LimitExceeded,
     PartialWrite,
     StaleWrite,
     StoreUnavailable,
@@ -42,13 +42,7 @@ from .reconcile import index_view, mtime_date, new_shipped_ids
 from .store import DocFile, Store, Tier
 from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
 
-BODY_LINE_CAP = 300
 _EMPTY_INDEX = "# Docs\n"
-
-
-def line_count(text: str) -> int:
-    """Lines as a reader counts them: '\\n'-terminated, plus an unterminated last one."""
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 class Docs:
@@ -209,7 +203,7 @@ class Docs:
                 f"{doc_id!r} ends with '/', which is reserved for collections. Write a doc inside it "
                 f"instead, such as {doc_id + 'my-doc'!r}."
             )
-        _check_arguments(body, old, new, if_match)
+        check_arguments(body, old, new, if_match)
         if doc_id == INDEX_ID:
             self._index_file_for_writing()  # seeded first: an edit applies to the seeded text
         try:
@@ -250,7 +244,7 @@ class Docs:
         base = local or shipped
         self._check_precondition(doc_id, base, if_match, implicit=body is not None)
         if body is not None:
-            after = _normalise_body(body)
+            after = normalise_body(body)
         else:
             assert old is not None
             assert new is not None
@@ -259,10 +253,10 @@ class Docs:
                     f"No doc {doc_id!r} to edit. Create it with {write_body(doc_id)}, or check the id "
                     f"against {read(INDEX_ID)}."
                 )
-            after = _replace_once(doc_id, base.text, old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
+            after = replace_once(doc_id, base.text, old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
         if base is not None and after == base.text:
             return WriteResult(doc_id, "unchanged", None, False, ())
-        _check_body(doc_id, after)
+        check_body(doc_id, after)
         if doc_id == INDEX_ID:
             before = len(parse_index(base.text).entries) if base else None
             check_entry_cap(before, len(parse_index(after).entries))
@@ -333,7 +327,7 @@ class Docs:
             return None
         index_after = file_entry(parsed, doc_id, describe(doc_id, text).description)
         check_entry_cap(len(parsed.entries), len(parsed.entries) + 1, doc_id=doc_id)
-        _check_body(INDEX_ID, index_after)
+        check_body(INDEX_ID, index_after)
         return index, index_after
 
     # -- the panel's index edits -------------------------------------------------------------------
@@ -388,7 +382,7 @@ class Docs:
             after = edit(parsed)
             if after == index.text:
                 return WriteResult(INDEX_ID, "unchanged", None, False, ())
-            _check_body(INDEX_ID, after)
+            check_body(INDEX_ID, after)
             check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
             return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
 
@@ -414,92 +408,3 @@ def doc_view(doc: DocFile, shadows_shipped: bool) -> DocView:
 
 def _mode(local: DocFile | None) -> int | None:
     return local.mode if local is not None else None
-
-
-def _normalise_body(body: str) -> str:
-    body = body.replace("\r\n", "\n")
-    return body if body.endswith("\n") else body + "\n"
-
-
-def _check_text(name: str, value: str) -> None:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as err:
-        raise InvalidArguments(
-            f"{argument(name)} holds a lone surrogate (U+{ord(value[err.start]):04X} at character "
-            f"{err.start}), which cannot be saved as UTF-8. Nothing was written. It usually comes from "
-            "bytes that were not UTF-8: re-encode the text as UTF-8 and retry."
-        ) from None
-
-
-def _check_arguments(body: object, old: object, new: object, if_match: object) -> None:
-    for name, value in (("body", body), ("old", old), ("new", new), ("if_match", if_match)):
-        if value is not None and not isinstance(value, str):
-            raise InvalidArguments(f"{argument(name)} must be a string, not {type(value).__name__}.")
-        if isinstance(value, str):
-            _check_text(name, value)
-    if body is not None and (old is not None or new is not None):
-        raise InvalidArguments(
-            f"Pass either {argument('body')}, or {argument('old')} and {argument('new')}, not both: "
-            f"{argument('body')} replaces the whole doc."
-        )
-    if body is None and old is None and new is None:
-        raise InvalidArguments(
-            f"Nothing to write: pass {argument('body')} to create or replace the doc, or "
-            f"{argument('old')} and {argument('new')} to replace one exact piece of it."
-        )
-    if body is None and (old is None or new is None):
-        missing = "new" if new is None else "old"
-        raise InvalidArguments(
-            f"{argument('old')} and {argument('new')} go together, and {argument(missing)} is missing. "
-            f"To delete a piece of text, pass an empty {argument('new')}."
-        )
-    if old == "":
-        raise InvalidArguments(
-            f"{argument('old')} is empty. Quote the exact text to replace, including a neighbouring "
-            "line if it is short."
-        )
-
-
-def _check_body(doc_id: str, text: str) -> None:
-    if not text.strip():
-        raise EditRefused(
-            f"That would leave {doc_id!r} empty, and there is no delete. To retire a doc, remove its line "
-            "from the index (a shipped doc: put its id on the ignored: line)."
-        )
-    lines = line_count(text)
-    if lines > BODY_LINE_CAP:
-        raise LimitExceeded(
-            f"{doc_id!r} would be {lines} lines; the cap is {BODY_LINE_CAP}, since a doc is read whole "
-            "into context. Nothing was written. Shorten it, or move a self-contained part into a doc of "
-            "its own and link it as [[id]]."
-        )
-
-
-def _occurrences(text: str, old: str) -> int:
-    count, start = 0, text.find(old)
-    while start != -1:
-        count += 1
-        start = text.find(old, start + 1)
-    return count
-
-
-def _replace_once(doc_id: str, text: str, old: str, new: str) -> str:
-    count = _occurrences(text, old)
-    if count == 1:
-        return text.replace(old, new, 1)
-    if count > 1:
-        raise EditRefused(
-            f"{argument('old')} matches {count} times in {doc_id!r}; it must match exactly once. Nothing "
-            "was written. Include more of the surrounding text (a neighbouring line, or the heading "
-            f"above) in both {argument('old')} and {argument('new')}."
-        )
-    hint = f"{read(doc_id)} shows the current text; copy {argument('old')} from it exactly."
-    if old.lstrip().startswith(f"[{doc_id} ·"):
-        hint = f"The first line {read(doc_id)} prints is a header, not part of the doc: leave it out."
-    elif " ".join(old.split()) in " ".join(text.split()):
-        hint = (
-            f"It matches only when whitespace is ignored: copy {argument('old')} exactly, with its "
-            "indentation, line breaks and spacing."
-        )
-    raise EditRefused(f"{argument('old')} was not found in {doc_id!r}, so nothing was written. {hint}")

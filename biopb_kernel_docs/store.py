@@ -357,16 +357,19 @@ class Store:
     def read_state(self, name: str) -> bytes | None:
         """A hidden bookkeeping file of the local tier (never a doc), or None when absent or unusable."""
         try:
-            return _read_regular(os.path.join(self._root_paths[Tier.LOCAL], name))[0]
+            return _read_regular(os.path.join(self._root_paths[Tier.LOCAL], *name.split("/")))[0]
         except (OSError, UnreadableDoc):
             return None
 
     def write_state(self, name: str, data: bytes) -> None:
-        """Atomically write a hidden bookkeeping file (a '.' name, so never taken for a doc)."""
-        path = os.path.join(self._root_paths[Tier.LOCAL], name)
+        """Atomically write a hidden bookkeeping file (its name or first folder starts with '.',
+        so it is never taken for a doc), such as ``.review/lab/notes.md``."""
+        path = os.path.join(self._root_paths[Tier.LOCAL], *name.split("/"))
         with self.lock():
             try:
-                self._sweep_temp_files(self._root_paths[Tier.LOCAL])
+                directory = os.path.dirname(path)
+                os.makedirs(directory, exist_ok=True)
+                self._sweep_temp_files(directory)
                 atomic_write(path, data)
             except OSError as err:
                 raise _write_failure(path, err) from err

@@ -147,6 +147,38 @@ class ConfigView:
     user_config_file: str  # where the README says to set a value once for every surface
 
 
+@dataclass(frozen=True)
+class Hunk:
+    index: int
+    header: str
+    lines: tuple[str, ...]  # ' ' context, '-' removed, '+' added
+
+
+@dataclass(frozen=True)
+class ReviewItem:
+    """One doc that changed since the user last reviewed it."""
+
+    id: str
+    sha256: str  # of the current text: what marking reviewed or reverting is based on
+    base: Literal["reviewed", "shipped", "new"]  # what the hunks are against
+    hunks: tuple[Hunk, ...]
+
+
+@dataclass(frozen=True)
+class ReviewView:
+    items: tuple[ReviewItem, ...]
+
+
+@dataclass(frozen=True)
+class HandshakeView:
+    """The instructions a host with a character budget receives, and the entries it misses."""
+
+    budget: int | None
+    text: str
+    length: int
+    left_out: tuple[str, ...]
+
+
 def unified_diff(before: str | None, after: str, doc_id: str, from_label: str, to_label: str) -> str:
     name = str(relative_doc_path(doc_id))
     lines = difflib.unified_diff(
@@ -173,6 +205,10 @@ VALUE_TYPES: dict[str, type] = {
         WriteResult,
         Setting,
         ConfigView,
+        Hunk,
+        ReviewItem,
+        ReviewView,
+        HandshakeView,
     )
 }
 

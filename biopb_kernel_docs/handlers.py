@@ -1,0 +1,143 @@
+"""The REST API under ``/biopb-kernel-docs/api/``: thin over the operation list, values as JSON.
+
+Every route is authenticated and authorized with jupyter_server's own decorators; writes need
+the XSRF token like every Jupyter API. Refusals become ``{"message", "kind"}`` JSON with the
+refusal's status, written in one place (``_refuse``), in the panel's words; doc text never goes
+into tornado's log message, which is %-formatted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import tornado.web
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+
+from . import operations
+from .connect import connect_config
+from .errors import DocsError, InvalidArguments
+from .phrases import Surface
+from .values import DiffView, WriteResult, to_json
+
+AUTH_RESOURCE = "biopb_kernel_docs"
+HANDSHAKE_BUDGET = 2048
+
+
+class DocsHandler(APIHandler):
+    """The common part: the caller's ``Docs``, the JSON body, and the one refusal mapper."""
+
+    auth_resource = AUTH_RESOURCE
+
+    @property
+    def docs_service(self):
+        return self.settings["biopb_kernel_docs"]
+
+    def run(self, name: str, arguments: dict[str, Any]) -> Any:
+        docs = self.docs_service.docs_for(self.current_user.username)
+        value = operations.run(docs, name, arguments)
+        if operations.OPERATIONS[name].writes:
+            self.docs_service.changed()
+        return value
+
+    def arguments_from_body(self) -> dict[str, Any]:
+        try:
+            body = json.loads(self.request.body or b"{}")
+        except ValueError as err:
+            raise InvalidArguments(f"The request body is not valid JSON ({err}).") from None
+        if not isinstance(body, dict):
+            raise InvalidArguments("The request body must be a JSON object of argument names to values.")
+        return body
+
+    def answer(self, compute: Callable[[], Any]) -> None:
+        try:
+            value = compute()
+        except DocsError as err:
+            self._refuse(err)
+            return
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(value if isinstance(value, dict) and "type" not in value else _json(value)))
+
+    def _refuse(self, err: DocsError) -> None:
+        self.set_status(err.status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"message": err.text_for(Surface.PANEL), "kind": err.kind()}))
+
+
+def _json(value: Any) -> Any:
+    """A value as JSON, with the diffs a reader would otherwise have to compute."""
+    data = to_json(value)
+    if isinstance(value, DiffView):
+        data["diff"] = value.diff()
+    elif isinstance(value, WriteResult):
+        data["diffs"] = [change.diff() for change in value.changes]
+    return data
+
+
+class IndexHandler(DocsHandler):
+    @tornado.web.authenticated
+    @authorized
+    def get(self) -> None:
+        def index() -> dict[str, Any]:
+            view = _json(self.run("index", {}))
+            view["handshake"] = to_json(self.run("handshake", {"budget": HANDSHAKE_BUDGET}))
+            return view
+
+        self.answer(index)
+
+
+class DocHandler(DocsHandler):
+    @tornado.web.authenticated
+    @authorized
+    def get(self, doc_id: str) -> None:
+        self.answer(lambda: self.run("read_doc", {"id": doc_id}))
+
+    @tornado.web.authenticated
+    @authorized
+    def put(self, doc_id: str) -> None:
+        self.answer(lambda: self.run("write_doc", {**self.arguments_from_body(), "id": doc_id}))
+
+
+class OperationHandler(DocsHandler):
+    @tornado.web.authenticated
+    @authorized
+    def post(self, name: str) -> None:
+        self.answer(lambda: self.run(operations.operation(name).name, self.arguments_from_body()))
+
+
+class ReviewHandler(DocsHandler):
+    @tornado.web.authenticated
+    @authorized
+    def get(self) -> None:
+        self.answer(lambda: self.run("review", {}))
+
+
+class ConnectHandler(DocsHandler):
+    @tornado.web.authenticated
+    @authorized
+    def get(self) -> None:
+        def connect() -> dict[str, Any]:
+            kernel_id = self.get_query_argument("kernel_id", "")
+            try:
+                kernel = self.kernel_manager.get_kernel(kernel_id)
+            except (KeyError, tornado.web.HTTPError):
+                raise InvalidArguments(
+                    f"No running kernel {kernel_id!r}. Open a notebook and start its kernel, then try again."
+                ) from None
+            return connect_config(kernel.connection_file)
+
+        self.answer(connect)
+
+
+def handlers(base_url: str) -> list[tuple[str, type[DocsHandler]]]:
+    api = url_path_join(base_url, "biopb-kernel-docs", "api")
+    return [
+        (url_path_join(api, "index"), IndexHandler),
+        (url_path_join(api, "docs", r"(.+)"), DocHandler),
+        (url_path_join(api, "ops", r"([a-z_]+)"), OperationHandler),
+        (url_path_join(api, "review"), ReviewHandler),
+        (url_path_join(api, "connect"), ConnectHandler),
+    ]

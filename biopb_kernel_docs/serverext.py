@@ -1,0 +1,90 @@
+"""The Jupyter Server extension: the REST API, and a push event whenever the docs change.
+
+The store's settings are the server's ``DocStore`` configuration over the shared config file
+(``jupyter lab --DocStore.docs_local_dir=DIR`` works like any traitlets option). Each panel user
+is one caller (§8 risk 3). Changes are pushed as jupyter_events events: at once after a write
+through the API, and within ``POLL_SECONDS`` of a write anywhere else (the kernel's magics, the
+MCP server, an editor), found by polling the store's fingerprint.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from tornado.ioloop import PeriodicCallback
+
+from .config import DocStore
+from .errors import DocsError
+from .handlers import handlers
+from .ids import INDEX_ID
+from .review import ReviewedDocs
+from .store import Store, Tier
+
+EVENT_SCHEMA_ID = "https://biopb.org/schemas/kernel-docs/changed"
+EVENT_SCHEMA = Path(__file__).with_name("events") / "changed.yaml"
+POLL_SECONDS = 0.25
+
+
+class DocsService:
+    """What the handlers share: the store, each user's ``Docs``, and the change announcer."""
+
+    def __init__(self, doc_store: DocStore, event_logger) -> None:
+        resolved = doc_store.resolve()
+        self.store = Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version)
+        self.config = resolved.view
+        self.event_logger = event_logger
+        self._callers: dict[str, ReviewedDocs] = {}
+        self._lock = threading.Lock()
+        self._seen = self._fingerprint()
+
+    def docs_for(self, user: str) -> ReviewedDocs:
+        with self._lock:
+            if user not in self._callers:
+                self._callers[user] = ReviewedDocs(self.store, self.config)
+            return self._callers[user]
+
+    def _fingerprint(self) -> dict[str, tuple[int, int, int]]:
+        return {path: rest for path, *rest in self.store.fingerprint(every_local_file=True)}
+
+    def changed(self) -> None:
+        """Look now (a write just landed) rather than at the next poll."""
+        self.poll()
+
+    def poll(self) -> None:
+        current = self._fingerprint()
+        if current == self._seen:
+            return
+        moved = {
+            path for path in current.keys() | self._seen.keys() if current.get(path) != self._seen.get(path)
+        }
+        self._seen = current
+        local = str(self.store.local_dir) + "/"
+        ids = sorted(
+            path[len(local) : -len(".md")]
+            for path in moved
+            if path.startswith(local) and path.endswith(".md")
+        )
+        index_moved = not ids or "index" in ids or any(not path.endswith(".md") for path in moved)
+        data = {"what": "index" if index_moved else "doc", "ids": ids}
+        try:
+            index = self.store.read(Tier.LOCAL, INDEX_ID)
+        except DocsError:
+            index = None
+        if index is not None:
+            data["index_sha256"] = index.sha256
+        self.event_logger.emit(schema_id=EVENT_SCHEMA_ID, data=data)
+
+
+def load(serverapp) -> None:
+    service = DocsService(
+        DocStore(parent=serverapp, origin="the Jupyter Server configuration"), serverapp.event_logger
+    )
+    serverapp.event_logger.register_event_schema(EVENT_SCHEMA)
+    web_app = serverapp.web_app
+    web_app.settings["biopb_kernel_docs"] = service
+    web_app.add_handlers(".*$", handlers(web_app.settings["base_url"]))
+    PeriodicCallback(service.poll, POLL_SECONDS * 1000).start()
+    serverapp.log.info(
+        "biopb-kernel-docs: docs in %s, REST API under /biopb-kernel-docs/api/", service.store.local_dir
+    )

@@ -1,0 +1,367 @@
+"""The REST API in a real Jupyter Server (pytest-jupyter): every route, its refusals, its events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from urllib.parse import urlencode
+
+import pytest
+import tornado.httpclient
+
+from biopb_kernel_docs import handlers as handlers_module
+from biopb_kernel_docs.serverext import EVENT_SCHEMA_ID
+
+from .conftest import build_tiers
+
+pytest_plugins = ["pytest_jupyter.jupyter_server"]
+
+
+@pytest.fixture
+def server_tiers(tmp_path):
+    return build_tiers(tmp_path / "docs")
+
+
+@pytest.fixture
+def jp_server_config(server_tiers):
+    return {
+        "ServerApp": {"jpserver_extensions": {"biopb_kernel_docs": True}},
+        "DocStore": {"docs_local_dir": str(server_tiers.local), "shipped_dir": str(server_tiers.shipped)},
+    }
+
+
+async def _json(response):
+    return json.loads(response.body)
+
+
+async def _api(jp_fetch, *path, method="GET", body=None, **params):
+    kwargs = {"method": method, "params": params} if params else {"method": method}
+    if body is not None:
+        kwargs["body"] = json.dumps(body) if not isinstance(body, str) else body
+    return await jp_fetch("biopb-kernel-docs", "api", *path, raise_error=False, **kwargs)
+
+
+async def test_the_index_route_returns_the_index_view_and_what_a_2048_host_receives(jp_fetch, server_tiers):
+    response = await _api(jp_fetch, "index")
+    assert response.code == 200
+    view = await _json(response)
+    assert view["type"] == "IndexView"
+    assert [(e["id"], e["heading"], e["marker"]) for e in view["entries"]] == [
+        ("data", "## References", None),
+        ("flatfield", "## Procedures", None),
+        ("stitch-tiles", "## Procedures", None),
+    ]
+    assert view["new_shipped"] == [
+        {"type": "TailItem", "id": "segment-nuclei", "description": "find the nuclei"}
+    ]
+    assert view["entry_cap"] == 200
+    handshake = view["handshake"]
+    assert handshake["budget"] == 2048
+    assert handshake["length"] <= 2048
+    assert handshake["left_out"] == []
+    assert (server_tiers.local / "index.md").is_file()
+
+
+async def test_doc_and_diff_routes_return_values_with_the_diff_text(jp_fetch, server_tiers):
+    doc = await _json(await _api(jp_fetch, "docs", "flatfield"))
+    assert (doc["type"], doc["tier"], doc["title"]) == ("DocView", "shipped", "Flatfield")
+    server_tiers.put_local("flatfield", doc["text"].replace("Step one.", "Step one, mine."))
+    diff = await _json(await _api(jp_fetch, "docs", "flatfield@diff"))
+    assert diff["type"] == "DiffView"
+    assert "+Step one, mine." in diff["diff"]
+
+
+async def test_a_write_has_write_docs_semantics_and_returns_the_diffs(jp_fetch, server_tiers):
+    created = await _api(
+        jp_fetch, "docs", "lab/notes", method="PUT", body={"body": "# Notes\n\nFrom the panel.\n"}
+    )
+    assert created.code == 200
+    result = await _json(created)
+    assert (result["outcome"], result["filed_under"]) == ("created", "## Unfiled")
+    assert "+++ b/lab/notes.md (local)" in result["diffs"][0]
+    assert server_tiers.local_text("lab/notes") == "# Notes\n\nFrom the panel.\n"
+    sha = result["changes"][0]["after_sha256"]
+    edited = await _api(
+        jp_fetch,
+        "docs",
+        "lab/notes",
+        method="PUT",
+        body={"old": "From the panel.", "new": "Edited.", "if_match": sha},
+    )
+    assert edited.code == 200
+    assert server_tiers.local_text("lab/notes") == "# Notes\n\nEdited.\n"
+
+
+async def test_a_stale_write_is_a_409_with_the_stores_message_and_changes_nothing(jp_fetch, server_tiers):
+    server_tiers.put_local("mine", "# Mine\n\nfirst\n")
+    sha = (await _json(await _api(jp_fetch, "docs", "mine")))["sha256"]
+    server_tiers.put_local("mine", "# Mine\n\nthe agent's edit\n")
+    response = await _api(jp_fetch, "docs", "mine", method="PUT", body={"body": "# Mine\n", "if_match": sha})
+    assert response.code == 409
+    refusal = await _json(response)
+    assert refusal["kind"] == "StaleWrite"
+    assert "has changed since the text this write was based on" in refusal["message"]
+    assert "mine in the Docs panel to see the current text" in refusal["message"]
+    assert server_tiers.local_text("mine") == "# Mine\n\nthe agent's edit\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "body", "status", "kind", "says"),
+    [
+        (("docs", "mine"), "PUT", "{not json", 400, "InvalidArguments", "not valid JSON"),
+        (("docs", "mine"), "PUT", {}, 400, "InvalidArguments", "Nothing to write"),
+        (("docs", "nope"), "GET", None, 404, "DocNotFound", "No doc 'nope'"),
+        (("docs", "../escape"), "GET", None, 400, "InvalidDocId", "Invalid doc id"),
+        (("docs", "x@history"), "GET", None, 400, "InvalidDocId", "Unknown view"),
+        (
+            ("docs", "long"),
+            "PUT",
+            {"body": "line\n" * 301},
+            413,
+            "LimitExceeded",
+            "301 lines; the cap is 300",
+        ),
+        (("ops", "file_doc"), "POST", {"id": "segment-nuclei"}, 400, "InvalidArguments", "needs 'heading'"),
+        (("ops", "drop_everything"), "POST", {}, 400, "InvalidArguments", "Unknown operation"),
+        (("ops", "ignore_doc"), "POST", [1], 400, "InvalidArguments", "JSON object"),
+    ],
+)
+async def test_bad_input_gets_the_stores_refusal_as_json_and_nothing_changes(
+    jp_fetch, server_tiers, path, method, body, status, kind, says
+):
+    await _api(jp_fetch, "index")
+    before = {p: p.read_bytes() for p in server_tiers.local.rglob("*") if p.is_file()}
+    response = await _api(jp_fetch, *path, method=method, body=body)
+    assert response.code == status
+    assert response.headers["Content-Type"].startswith("application/json")
+    refusal = await _json(response)
+    assert refusal["kind"] == kind
+    assert says in refusal["message"]
+    after = {p: p.read_bytes() for p in server_tiers.local.rglob("*") if p.is_file() and p.name != ".lock"}
+    assert after == {p: data for p, data in before.items() if p.name != ".lock"}
+
+
+async def test_file_and_ignore_operations_clear_the_new_docs_tail(jp_fetch, server_tiers):
+    await _api(jp_fetch, "index")
+    filed = await _api(
+        jp_fetch, "ops", "file_doc", method="POST", body={"id": "segment-nuclei", "heading": "## Procedures"}
+    )
+    assert filed.code == 200, filed.body
+    assert (
+        "- stitch-tiles: assemble a grid of tiles\n- segment-nuclei: find the nuclei\n"
+        in server_tiers.local_text("index")
+    )
+    server_tiers.ship("deconvolution", "# Deconvolution\n\nSharpen a blurry stack.\n")
+    ignored = await _api(jp_fetch, "ops", "ignore_doc", method="POST", body={"id": "deconvolution"})
+    assert ignored.code == 200, ignored.body
+    assert "ignored: old-method, deconvolution" in server_tiers.local_text("index")
+    view = await _json(await _api(jp_fetch, "index"))
+    assert view["new_shipped"] == []
+
+
+async def test_review_shows_the_agents_change_and_reverts_one_hunk(jp_fetch, server_tiers):
+    await _api(jp_fetch, "index")
+    index = server_tiers.local_text("index")
+    server_tiers.put_local(
+        "index",
+        index.replace("- flatfield: correct uneven illumination\n", "- flatfield: the agent's new hook\n"),
+    )
+    review = await _json(await _api(jp_fetch, "review"))
+    (item,) = review["items"]
+    assert (item["id"], item["base"]) == ("index", "shipped")
+    (hunk,) = item["hunks"]
+    assert "-- flatfield: correct uneven illumination" in hunk["lines"]
+    assert "+- flatfield: the agent's new hook" in hunk["lines"]
+    reverted = await _api(
+        jp_fetch,
+        "ops",
+        "revert_hunk",
+        method="POST",
+        body={"id": "index", "hunk": 0, "if_match": item["sha256"]},
+    )
+    assert reverted.code == 200, reverted.body
+    assert server_tiers.local_text("index") == index
+    assert (await _json(await _api(jp_fetch, "review")))["items"] == []
+
+
+async def test_looks_good_marks_a_hunk_reviewed_and_later_changes_show_against_it(jp_fetch, server_tiers):
+    await _api(jp_fetch, "docs", "lab/a", method="PUT", body={"body": "# A\n\none\n\ntwo\n"})
+    review = await _json(await _api(jp_fetch, "review"))
+    item = next(i for i in review["items"] if i["id"] == "lab/a")
+    assert item["base"] == "new"
+    marked = await _api(
+        jp_fetch, "ops", "mark_reviewed", method="POST", body={"id": "lab/a", "sha": item["sha256"]}
+    )
+    assert marked.code == 200, marked.body
+    assert all(i["id"] != "lab/a" for i in (await _json(marked))["items"])
+    server_tiers.put_local("lab/a", "# A\n\none, edited\n\ntwo\n")
+    item = next(i for i in (await _json(await _api(jp_fetch, "review")))["items"] if i["id"] == "lab/a")
+    assert item["base"] == "reviewed"
+    (hunk,) = item["hunks"]
+    assert [line for line in hunk["lines"] if line[:1] in "-+"] == ["-one", "+one, edited"]
+    stale = await _api(jp_fetch, "ops", "mark_reviewed", method="POST", body={"id": "lab/a", "sha": "0" * 64})
+    assert stale.code == 409
+
+
+async def test_connect_gives_the_command_for_a_running_kernel(jp_fetch):
+    kernel = json.loads(
+        (await jp_fetch("api", "kernels", method="POST", body=json.dumps({"name": "python3"}))).body
+    )
+    try:
+        connect = await _json(await _api(jp_fetch, "connect", kernel_id=kernel["id"]))
+        assert connect["claude"].startswith("claude mcp add biopb-docs -- ")
+        assert f"--existing {connect['connection_file']}" in connect["claude"]
+        assert connect["json"]["mcpServers"]["biopb-docs"]["args"][-2:] == [
+            "--existing",
+            connect["connection_file"],
+        ]
+        missing = await _api(jp_fetch, "connect", kernel_id="no-such-kernel")
+        assert missing.code == 400
+        assert "No running kernel" in (await _json(missing))["message"]
+    finally:
+        await jp_fetch("api", "kernels", kernel["id"], method="DELETE")
+
+
+async def test_docstore_settings_on_the_server_command_line_reach_the_api(jp_fetch, server_tiers):
+    config = await _json(await _api(jp_fetch, "ops", "config", method="POST", body={}))
+    assert config["local_dir"] == str(server_tiers.local)
+    assert config["settings"][0]["source"] == "the Jupyter Server configuration"
+
+
+# -- authentication, authorization, XSRF --------------------------------------------------------------
+
+
+def _rules(router):
+    for rule in getattr(router, "rules", []):
+        yield rule
+        yield from _rules(rule.target)
+
+
+def _our_routes(web_app):
+    for router in (web_app.default_router, web_app.wildcard_router):
+        for rule in _rules(router):
+            target = rule.target
+            if isinstance(target, type) and target.__module__ == handlers_module.__name__:
+                yield rule.matcher.regex.pattern, target
+
+
+async def test_every_route_refuses_a_request_without_credentials(
+    jp_serverapp, http_server_client, jp_http_port
+):
+    client = tornado.httpclient.AsyncHTTPClient()
+    routes = list(_our_routes(jp_serverapp.web_app))
+    assert {cls.__name__ for _, cls in routes} == {
+        "IndexHandler",
+        "DocHandler",
+        "OperationHandler",
+        "ReviewHandler",
+        "ConnectHandler",
+    }
+    for pattern, cls in routes:
+        path = re.sub(r"\([^)]*\)", "x", pattern.rstrip("$"))
+        for method in ("get", "put", "post"):
+            if getattr(cls, method) is getattr(handlers_module.DocsHandler, method):
+                continue  # not served by this route
+            response = await client.fetch(
+                f"http://localhost:{jp_http_port}{path}",
+                method=method.upper(),
+                body="{}" if method != "get" else None,
+                raise_error=False,
+            )
+            assert response.code == 403, (
+                f"{method.upper()} {path} answered {response.code} without credentials"
+            )
+
+
+async def test_a_write_with_a_login_cookie_but_no_xsrf_token_is_refused(
+    jp_serverapp, http_server_client, jp_http_port, jp_base_url, server_tiers
+):
+    client = tornado.httpclient.AsyncHTTPClient()
+    base = f"http://localhost:{jp_http_port}{jp_base_url}"
+    form = await client.fetch(f"{base}login", raise_error=False)
+    jar = {c.split("=", 1)[0]: c.split(";", 1)[0] for c in form.headers.get_list("Set-Cookie")}
+    xsrf = jar["_xsrf"].split("=", 1)[1]
+    login = await client.fetch(
+        f"{base}login",
+        method="POST",
+        body=urlencode({"password": jp_serverapp.identity_provider.token, "_xsrf": xsrf}),
+        headers={"Cookie": "; ".join(jar.values())},
+        follow_redirects=False,
+        raise_error=False,
+    )
+    assert login.code == 302, login.body
+    jar.update({c.split("=", 1)[0]: c.split(";", 1)[0] for c in login.headers.get_list("Set-Cookie")})
+    logged_in = {"Cookie": "; ".join(jar.values())}
+    read = await client.fetch(
+        f"{base}biopb-kernel-docs/api/docs/flatfield", headers=logged_in, raise_error=False
+    )
+    assert read.code == 200  # the cookie is a real login
+    write = await client.fetch(
+        f"{base}biopb-kernel-docs/api/docs/mine",
+        method="PUT",
+        body=json.dumps({"body": "# Mine\n"}),
+        headers=logged_in,
+        raise_error=False,
+    )
+    assert write.code == 403
+    assert not (server_tiers.local / "mine.md").exists()
+    with_token = await client.fetch(
+        f"{base}biopb-kernel-docs/api/docs/mine",
+        method="PUT",
+        body=json.dumps({"body": "# Mine\n"}),
+        headers={**logged_in, "X-XSRFToken": xsrf},
+        raise_error=False,
+    )
+    assert with_token.code == 200, with_token.body
+
+
+# -- push --------------------------------------------------------------------------------------------
+
+
+async def _event_where(jp_serverapp, trigger, matches, within: float = 5.0) -> dict:
+    """Run ``trigger``, then wait for the first docs event whose data ``matches`` (a condition)."""
+    heard: asyncio.Queue = asyncio.Queue()
+
+    async def listener(logger, schema_id, data):
+        await heard.put(data)
+
+    jp_serverapp.event_logger.add_listener(schema_id=EVENT_SCHEMA_ID, listener=listener)
+    try:
+        trigger()
+        async with asyncio.timeout(within):
+            while not matches(data := await heard.get()):
+                pass
+        return data
+    finally:
+        jp_serverapp.event_logger.remove_listener(schema_id=EVENT_SCHEMA_ID, listener=listener)
+
+
+async def test_edits_on_disk_are_pushed_as_events(jp_fetch, jp_serverapp, server_tiers):
+    await _api(jp_fetch, "index")
+
+    def create_on_disk():
+        server_tiers.put_local("lab/from-an-editor", "# Typed in an editor\n")
+
+    data = await _event_where(jp_serverapp, create_on_disk, lambda d: "lab/from-an-editor" in d["ids"])
+    assert data["what"] == "index"  # a new file can change the index's markers
+
+    def edit_on_disk():
+        (server_tiers.local / "lab/from-an-editor.md").write_text("# Typed in an editor\n\nMore.\n")
+
+    data = await _event_where(jp_serverapp, edit_on_disk, lambda d: "lab/from-an-editor" in d["ids"])
+    assert data["what"] == "doc"
+
+
+async def test_a_write_through_the_api_is_pushed_at_once(jp_fetch, jp_serverapp):
+    await _api(jp_fetch, "index")
+    loop = asyncio.get_running_loop()
+    writes = []
+
+    def write():
+        writes.append(loop.create_task(_api(jp_fetch, "docs", "lab/x", method="PUT", body={"body": "# X\n"})))
+
+    data = await _event_where(jp_serverapp, write, lambda d: "lab/x" in d["ids"])
+    assert (await writes[0]).code == 200
+    assert data["what"] == "index"
+    assert len(data["index_sha256"]) == 64
