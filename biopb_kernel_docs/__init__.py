@@ -29,6 +29,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """The prebuilt panel (``labextension/``, built into ``biopb_kernel_docs/labextension``)."""
+    return [{"src": "labextension", "dest": "biopb-kernel-docs"}]
+
+
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "biopb_kernel_docs"}]
 

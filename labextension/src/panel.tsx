@@ -139,7 +139,7 @@ function IndexSummary({ view }: { view: IIndexView }): React.ReactElement {
         </div>
       </div>
       <p className="jp-biopbDocs-Path" title={view.path}>
-        {view.path}
+        <bdi>{view.path}</bdi>
       </p>
       <details className="jp-biopbDocs-Handshake">
         <summary>
