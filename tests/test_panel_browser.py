@@ -428,3 +428,79 @@ def test_an_agents_change_is_reviewed_and_reverted_hunk_by_hunk(page, lab, agent
     reviewed = (lab.local / ".review" / "index.md").read_text(encoding="utf-8")
     assert "- my-lab/nuclei: Otsu, then watershed." in reviewed
     assert "- my-lab/nuclei: Otsu, then watershed." in lab.local_text("index")  # looks good writes no doc
+
+
+# -- docs in the main area ----------------------------------------------------------------------
+
+VISIBLE_VIEWER = ".jp-biopbDocs-Viewer:visible"
+
+
+def test_clicking_an_entry_renders_the_doc_and_its_link_opens_the_linked_doc(page, lab):
+    _entry(page, "flatfield").get_by_role("button", name="flatfield").click()
+    viewer = page.locator(VISIBLE_VIEWER)
+    rendered = viewer.locator(".jp-RenderedMarkdown")
+    expect(rendered.get_by_role("heading", level=1)).to_have_accessible_name("Flatfield")
+    expect(rendered.get_by_role("heading", level=2)).to_have_accessible_name("Steps")
+    assert viewer.locator(".jp-RenderedMarkdown ol li").all_inner_texts() == [
+        "Estimate the flat field from the image.",
+        "Divide by it.",
+    ]
+    # the frontmatter is folded away, not rendered as prose
+    assert "description:" not in viewer.locator(".jp-RenderedMarkdown").inner_text()
+    # a [[link]] in code stays text; the one in prose is a button
+    assert "[[not-a-link]]" in viewer.locator(".jp-RenderedMarkdown pre").inner_text()
+    assert viewer.locator(".jp-biopbDocs-DocLink").count() == 1
+    viewer.locator('.jp-biopbDocs-DocLink[data-doc-id="stitch-tiles"]').click()
+    linked = page.locator(VISIBLE_VIEWER)
+    expect(linked.locator(".jp-RenderedMarkdown").get_by_role("heading", level=1)).to_have_accessible_name(
+        "Stitch tiles"
+    )
+    assert "Place the tiles on one canvas." in linked.inner_text()
+
+
+def test_a_docs_script_and_event_handlers_never_run(page, lab):
+    (lab.local / "hostile.md").write_text(HOSTILE, encoding="utf-8")
+    page.evaluate("() => window.jupyterapp.commands.execute('biopb-docs:open-doc', {id: 'hostile'})")
+    viewer = page.locator(VISIBLE_VIEWER)
+    expect(viewer).to_contain_text("The text after the payloads.")
+    rendered = viewer.locator(".jp-RenderedMarkdown")
+    # The image is kept (without its handler); wait until its load has failed, so onerror had its chance.
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-biopbDocs-Viewer img')].some(i => i.complete)"
+    )
+    rendered.get_by_text("hover me").hover()
+    rendered.get_by_text("a javascript: link").click()
+    assert page.evaluate("() => window.__biopbPwned === undefined")
+    assert rendered.locator("script, [onerror], [onmouseover]").count() == 0
+    # The check can fail: the same payload, put in the page without the sanitizer, runs.
+    page.evaluate(
+        """() => {
+            const probe = document.createElement('div');
+            probe.innerHTML = '<img src="does-not-exist.png" onerror="window.__biopbControl = 1">';
+            document.body.appendChild(probe);
+        }"""
+    )
+    page.wait_for_function("() => window.__biopbControl === 1")
+
+
+def test_a_doc_changed_on_disk_shows_in_the_panel_and_its_viewer_within_a_second(page, lab):
+    _entry(page, "data").get_by_role("button", name="data").click()
+    viewer = page.locator(VISIBLE_VIEWER)
+    expect(viewer).to_contain_text("Arrays are laid out (t, c, z, y, x).")
+    started = time.monotonic()
+    (lab.local / "data.md").write_text("# Data\n\nChanged on disk by an editor.\n", encoding="utf-8")
+    expect(viewer).to_contain_text("Changed on disk by an editor.", timeout=10_000)
+    latency = _record_latency("doc file written on disk to viewer updated", started)
+    assert latency < PUSH_BOUND_S, f"the viewer took {latency:.3f} s to show the change"
+    expect(_entry(page, "data").locator(".jp-biopbDocs-Marker")).to_have_text("(local copy)")
+
+    index = lab.local_text("index")
+    started = time.monotonic()
+    (lab.local / "index.md").write_text(
+        index.replace("## References\n", "## References\n- disk-note: an entry added in a text editor\n"),
+        encoding="utf-8",
+    )
+    _entry(page, "disk-note").wait_for(timeout=10_000)
+    latency = _record_latency("index.md written on disk to panel entry shown", started)
+    assert latency < PUSH_BOUND_S, f"the panel took {latency:.3f} s to show the new entry"
+    expect(_entry(page, "disk-note").locator(".jp-biopbDocs-Marker")).to_have_text("(missing)")

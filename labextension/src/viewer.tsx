@@ -30,17 +30,15 @@ export function linkify(root: HTMLElement, ids: Set<string>, open: (id: string) 
   }
   for (const node of texts) {
     const text = node.data;
-    LINK.lastIndex = 0;
-    if (!LINK.test(text)) {
+    // matchAll starts from a copy of the pattern, lastIndex 0: no state carried between nodes
+    const matches = [...text.matchAll(LINK)].filter(match => ids.has(match[1]));
+    if (!matches.length) {
       continue;
     }
     const parts = document.createDocumentFragment();
     let last = 0;
-    for (const match of text.matchAll(LINK)) {
+    for (const match of matches) {
       const id = match[1];
-      if (!ids.has(id)) {
-        continue;
-      }
       parts.append(text.slice(last, match.index));
       const button = document.createElement('button');
       button.className = 'jp-biopbDocs-DocLink';
