@@ -212,6 +212,14 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
         _stop(started)
 
 
+def _command(page, command: str, args: dict | None = None) -> None:
+    """Run a JupyterLab command in the page (the app is exposed as window.jupyterapp)."""
+    page.evaluate(
+        "async ([command, args]) => { await window.jupyterapp.commands.execute(command, args); }",
+        [command, args or {}],
+    )
+
+
 def _open_lab(browser, lab: Lab):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url.rstrip("/"))
@@ -220,7 +228,7 @@ def _open_lab(browser, lab: Lab):
     tab = page.locator('li.lm-TabBar-tab[data-id="biopb-kernel-docs-panel"]')
     tab.wait_for(state="visible", timeout=60_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=30_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('biopb-docs:open-panel')")
+    _command(page, "biopb-docs:open-panel")
     page.locator(PANEL).wait_for(state="visible")
     return page
 
@@ -460,7 +468,7 @@ def test_clicking_an_entry_renders_the_doc_and_its_link_opens_the_linked_doc(pag
 
 def test_a_docs_script_and_event_handlers_never_run(page, lab):
     (lab.local / "hostile.md").write_text(HOSTILE, encoding="utf-8")
-    page.evaluate("() => window.jupyterapp.commands.execute('biopb-docs:open-doc', {id: 'hostile'})")
+    _command(page, "biopb-docs:open-doc", {"id": "hostile"})
     viewer = page.locator(VISIBLE_VIEWER)
     expect(viewer).to_contain_text("The text after the payloads.")
     rendered = viewer.locator(".jp-RenderedMarkdown")
@@ -504,3 +512,264 @@ def test_a_doc_changed_on_disk_shows_in_the_panel_and_its_viewer_within_a_second
     latency = _record_latency("index.md written on disk to panel entry shown", started)
     assert latency < PUSH_BOUND_S, f"the panel took {latency:.3f} s to show the new entry"
     expect(_entry(page, "disk-note").locator(".jp-biopbDocs-Marker")).to_have_text("(missing)")
+
+
+# -- editing through the store ------------------------------------------------------------------
+
+
+def _editor_text(editor) -> str:
+    return "\n".join(editor.locator(".cm-line").all_inner_texts())
+
+
+def test_edit_index_saves_through_the_store_and_a_stale_save_loses_nothing(page, lab):
+    page.locator(PANEL).get_by_role("button", name="Edit index").click()
+    editor = page.locator(".jp-biopbDocs-Editor:visible")
+    content = editor.locator(".cm-content")
+    expect(content).to_contain_text("# Lab docs")
+    content.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("## Typed\n- typed-entry: typed in the editor\n")
+    page.keyboard.press("Control+s")
+    expect(editor.get_by_role("button", name="Saved", exact=True)).to_be_visible()
+    assert lab.local_text("index").endswith("## Typed\n- typed-entry: typed in the editor\n")
+    _entry(page, "typed-entry").wait_for()
+
+    page.keyboard.insert_text("- second-entry: typed later\n")
+    on_disk = lab.local_text("index").replace(
+        "## References\n", "## References\n- from-disk: another writer\n"
+    )
+    (lab.local / "index.md").write_text(on_disk, encoding="utf-8")
+    expect(editor).to_contain_text("changed on disk since you opened it")
+    page.keyboard.press("Control+s")
+    toast = page.locator(".Toastify__toast", has_text="index.md was not saved: it changed on disk")
+    toast.wait_for()
+    assert lab.local_text("index") == on_disk  # the other writer's text stands
+    assert "- second-entry: typed later" in _editor_text(editor)
+    refusal = editor.locator(".jp-biopbDocs-Error")
+    expect(refusal).to_contain_text("Nothing was written.")  # the store's own message, whole
+
+    toast.get_by_role("button", name="Show what changed").click()
+    changes = page.locator(VISIBLE_VIEWER)
+    expect(changes).to_contain_text("+- from-disk: another writer")
+    assert "second-entry" not in changes.inner_text()  # what changed on disk, not the user's edit
+
+    page.locator(".lm-TabBar-tab", has_text="index.md").first.click()
+    editor.get_by_role("button", name="Reload (your edits are set aside)").click()
+    aside = page.locator(".jp-biopbDocs-Aside:visible")
+    expect(aside).to_contain_text("- second-entry: typed later")
+    page.locator(".lm-TabBar-tab", has_text="index.md").first.click()
+    expect(editor.locator(".cm-content")).to_contain_text("- from-disk: another writer")
+    assert "second-entry" not in _editor_text(editor)
+
+
+# -- the handshake cut, the empty states, the themes --------------------------------------------
+
+
+def test_where_a_2048_character_host_cuts_the_index_is_marked(page, lab):
+    from biopb_kernel_docs import __version__, operations
+    from biopb_kernel_docs.ops import Docs
+    from biopb_kernel_docs.store import Store
+
+    hooks = "\n".join(
+        f"- long-{n:02d}: a hook long enough that a small host runs out of room, number {n}"
+        for n in range(40)
+    )
+    text = lab.local_text("index").replace("## Procedures\n", f"## Procedures\n{hooks}\n")
+    (lab.local / "index.md").write_text(text, encoding="utf-8")
+    _entry(page, "long-39").wait_for()
+    docs = Docs(Store(lab.shipped, lab.local, __version__))
+    truth = operations.run(docs, "handshake", {"budget": 2048})
+    assert truth.left_out, "the planted index should not fit in 2,048 characters"
+    cut = page.locator(f"{PANEL} .jp-biopbDocs-Entry.jp-biopbDocs-mod-cut")
+    assert cut.evaluate_all("nodes => nodes.map(n => n.dataset.docId)") == list(truth.left_out)
+    first = page.locator(f'{PANEL} .jp-biopbDocs-Entry[data-doc-id="{truth.left_out[0]}"]')
+    separator = first.locator("xpath=preceding-sibling::li[1]")
+    assert separator.get_attribute("role") == "separator"
+    assert "a 2,048-character handshake stops here" in separator.inner_text()
+    count = len(docs.index().entries)
+    summary = page.locator(f"{PANEL} .jp-biopbDocs-Handshake summary").inner_text()
+    assert f"receives {count - len(truth.left_out)} of {count} entries" in summary
+    _tidy_for_a_picture(page)
+    separator.scroll_into_view_if_needed()
+    _shot(page, "panel-handshake-cut.png")
+    (lab.local / "index.md").write_text(text.replace(f"{hooks}\n", ""), encoding="utf-8")
+    _entry(page, "long-39").wait_for(state="detached")
+
+
+def _theme(page, name: str) -> None:
+    _command(page, "apputils:change-theme", {"theme": name})
+    # the theme is in place once its name is on the body and the loading splash is gone
+    page.wait_for_function(
+        "name => document.body.dataset.jpThemeName === name && !document.querySelector('#jupyterlab-splash')",
+        arg=name,
+    )
+
+
+def _tidy_for_a_picture(page) -> None:
+    """No toasts over the picture, and the panel scrolled to its top."""
+    for close in page.locator(".Toastify__close-button").all():
+        close.click()
+    expect(page.locator(".Toastify__toast")).to_have_count(0)
+    page.locator(PANEL).evaluate("node => { node.scrollTop = 0; }")
+
+
+def test_light_and_dark_screenshots(page, lab):
+    _command(page, "application:close-all")
+    _entry(page, "flatfield").get_by_role("button", name="flatfield").click()
+    expect(page.locator(VISIBLE_VIEWER)).to_contain_text("Correct uneven illumination first")
+    page.locator(f"{PANEL} .jp-biopbDocs-Handshake summary").click()  # what a small host receives
+    page.set_viewport_size({"width": 1440, "height": 1500})  # room for more of the panel
+    for name, picture in (("JupyterLab Light", "panel-light.png"), ("JupyterLab Dark", "panel-dark.png")):
+        _theme(page, name)
+        _tidy_for_a_picture(page)
+        _shot(page, picture)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _theme(page, "JupyterLab Light")
+    page.locator(f"{PANEL} .jp-biopbDocs-Handshake summary").click()
+
+
+def test_an_empty_index_is_explained(page, lab):
+    before = lab.local_text("index")
+    (lab.local / "index.md").write_text("# Lab docs\n\nNothing listed yet.\n\nignored:\n", encoding="utf-8")
+    index = page.locator(f"{PANEL} .jp-biopbDocs-Section-index")
+    expect(index).to_contain_text("The index lists no docs, so the agent is told of none.")
+    assert "0 of 200 entries" in page.locator(f"{PANEL} .jp-biopbDocs-Capacity").inner_text()
+    # every shipped doc is new again: neither listed nor ignored
+    new = page.locator(f"{PANEL} .jp-biopbDocs-Section-new [data-doc-id]")
+    expect(new).to_have_count(len(SHIPPED))
+    (lab.local / "index.md").write_text(before, encoding="utf-8")
+    _entry(page, "flatfield").wait_for()
+
+
+# -- a notebook with the magics, and connecting an agent to its kernel ---------------------------
+
+NOTEBOOK = "magics.ipynb"
+
+
+def _code(source: str) -> dict:
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+
+
+def _open_notebook(page, lab) -> None:
+    cells = [
+        _code("%read_doc flatfield"),
+        _code("%read_doc index"),
+        # the control: Markdown output with a heading, which the table of contents does list
+        _code('from IPython.display import Markdown\nMarkdown("# A heading the contents list")'),
+    ]
+    notebook = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (lab.root_dir / NOTEBOOK).write_text(json.dumps(notebook), encoding="utf-8")
+    _command(page, "docmanager:open", {"path": NOTEBOOK})
+    page.wait_for_function(
+        """() => {
+            const kernel = window.jupyterapp.shell.currentWidget?.sessionContext?.session?.kernel;
+            return kernel && kernel.connectionStatus === 'connected' && kernel.status === 'idle';
+        }""",
+        timeout=60_000,
+    )
+
+
+def test_the_magics_render_in_a_notebook_and_add_nothing_to_the_table_of_contents(page, lab):
+    _command(page, "application:close-all")
+    _open_notebook(page, lab)
+    _command(page, "notebook:run-all-cells")
+    outputs = page.locator(".jp-Notebook .jp-OutputArea-output.jp-RenderedMarkdown")
+    expect(outputs).to_have_count(3, timeout=60_000)
+    doc, index, control = outputs.nth(0), outputs.nth(1), outputs.nth(2)
+    expect(doc).to_contain_text("Correct uneven illumination first, then stitch")
+    expect(index).to_contain_text("flatfield")
+    for output in (doc, index):
+        assert output.locator("h1, h2, h3, h4, h5, h6").count() == 0
+    assert "Steps" in doc.locator("strong").all_inner_texts()  # the doc's heading, as a bold line
+    assert control.locator("h1").count() == 1
+
+    _command(page, "toc:show-panel")
+    toc = page.locator(".jp-TableOfContents-tree")
+    expect(toc).to_contain_text("A heading the contents list")
+    assert toc.locator(".jp-tocItem").all_inner_texts() == ["A heading the contents list"]
+
+    _command(page, "biopb-docs:open-panel")
+    page.set_viewport_size({"width": 1440, "height": 1500})
+    page.locator(".jp-Notebook .jp-Cell").first.scroll_into_view_if_needed()
+    _tidy_for_a_picture(page)
+    _shot(page, "notebook-magics-light.png")
+    page.set_viewport_size({"width": 1440, "height": 900})
+
+
+def test_connect_an_agent_gives_the_command_for_the_active_notebooks_kernel(page, lab):
+    if not page.locator(".jp-Notebook:visible").count():
+        _open_notebook(page, lab)
+    kernel_id = page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id")
+    page.locator(PANEL).get_by_role("button", name="Connect an agent").click()
+    dialog = page.locator(".jp-Dialog")
+    claude = dialog.locator(".jp-biopbDocs-CopyBlock-claude pre").inner_text()
+    connection_file = lab.home / ".local/share/jupyter/runtime" / f"kernel-{kernel_id}.json"
+    assert connection_file.is_file()
+    assert claude.startswith("claude mcp add biopb-docs -- ")
+    assert claude.endswith(f" mcp --existing {connection_file}")
+    config = json.loads(dialog.locator(".jp-biopbDocs-CopyBlock-json pre").inner_text())
+    server = config["mcpServers"]["biopb-docs"]
+    assert server["args"][-3:] == ["mcp", "--existing", str(connection_file)]
+
+    dialog.get_by_role("button", name="Copy Claude Code: run in a terminal").click()
+    expect(dialog.get_by_role("button", name="Copy Claude Code: run in a terminal")).to_have_text("Copied")
+    assert page.evaluate("() => navigator.clipboard.readText()") == claude
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+
+    # The JSON config works: an MCP client started from it reads the docs in that very kernel.
+    page.evaluate(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.requestExecute("
+        "{code: 'kernel_marker = 41 + 1'}).done"
+    )
+    params = StdioServerParameters(command=server["command"], args=server["args"], env=kernel_env(lab.home))
+
+    async def read_index() -> str:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("read_doc", {"id": "flatfield"})
+            return "".join(getattr(block, "text", "") for block in result.content)
+
+    answer: list[str] = []
+    reader = threading.Thread(target=lambda: answer.append(asyncio.run(read_index())))
+    reader.start()
+    reader.join(120)
+    assert answer, "the MCP server from the copied config did not answer"
+    assert "Correct uneven illumination first" in answer[0]
+
+
+# -- states a user can meet before anything works ------------------------------------------------
+
+
+def test_a_missing_server_extension_and_an_unusable_local_dir_are_explained(browser, tmp_path):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a regular file where the docs directory's parent should be\n")
+    missing = _start_lab(tmp_path / "no-extension", "--ServerApp.jpserver_extensions=biopb_kernel_docs=False")
+    unusable = _start_lab(tmp_path / "unusable", local=blocker / "docs")
+    try:
+        _wait_ready(missing)
+        _wait_ready(unusable)
+        page = _open_lab(browser, missing)
+        error = page.locator(f"{PANEL} .jp-biopbDocs-Error")
+        expect(error).to_contain_text("The server extension is missing")
+        expect(error).to_contain_text("jupyter server extension list")
+        page.context.close()
+
+        page = _open_lab(browser, unusable)
+        warning = page.locator(f"{PANEL} .jp-biopbDocs-Warning").first
+        expect(warning).to_contain_text("cannot be used")
+        expect(page.locator(f"{PANEL} .jp-biopbDocs-Warning").nth(1)).to_contain_text(str(blocker))
+        _entry(page, "flatfield").wait_for()  # the shipped index, read-only
+        expect(page.locator(PANEL).get_by_role("button", name="Edit index")).to_be_disabled()
+        item = _new_item(page, "segment-nuclei")
+        expect(item.get_by_role("button", name="Ignore")).to_be_disabled()
+        _shot(page, "panel-unusable-local-dir.png")
+        page.context.close()
+    finally:
+        _stop(missing)
+        _stop(unusable)

@@ -93,19 +93,29 @@ export function lineDiff(before: string, after: string): IHunk[] {
   return hunks;
 }
 
-/** The lines of a unified diff text, each with the class its first character calls for. */
-export function diffLineKind(line: string): 'add' | 'remove' | 'hunk' | 'file' | 'context' {
-  if (line.startsWith('+++') || line.startsWith('---')) {
-    return 'file';
-  }
-  if (line.startsWith('@@')) {
-    return 'hunk';
-  }
-  if (line.startsWith('+')) {
-    return 'add';
-  }
-  if (line.startsWith('-')) {
-    return 'remove';
-  }
-  return 'context';
+export type DiffLineKind = 'add' | 'remove' | 'hunk' | 'file' | 'context';
+
+/**
+ * The kind of each line of a diff. In a whole unified diff (`unified`), the lines before the
+ * first `@@` are file headers; inside a hunk only the first character counts, so a removed
+ * `---` frontmatter line is a removal, not a header.
+ */
+export function diffLineKinds(lines: string[], unified = false): DiffLineKind[] {
+  let inHunk = !unified;
+  return lines.map(line => {
+    if (line.startsWith('@@')) {
+      inHunk = true;
+      return 'hunk';
+    }
+    if (!inHunk) {
+      return 'file';
+    }
+    if (line.startsWith('+')) {
+      return 'add';
+    }
+    if (line.startsWith('-')) {
+      return 'remove';
+    }
+    return 'context';
+  });
 }

@@ -29,7 +29,10 @@ interface IEditorState {
   /** The doc changed on disk since the text in the editor was loaded (and it has edits). */
   changedOnDisk: boolean;
   saving: boolean;
+  /** Why the doc could not be loaded. */
   error: string | null;
+  /** The store's refusal of the last save, in full (a notification shows 140 characters). */
+  refusal: string | null;
 }
 
 function Banner(props: {
@@ -68,6 +71,11 @@ function Banner(props: {
   return (
     <div className="jp-biopbDocs-EditorBanner">
       <p className={state.error && !base ? 'jp-biopbDocs-Error' : 'jp-biopbDocs-Note'}>{about}</p>
+      {state.refusal && (
+        <p className="jp-biopbDocs-Error" role="alert">
+          Not saved: {state.refusal} Your edits are still in the editor.
+        </p>
+      )}
       {state.changedOnDisk && (
         <p className="jp-biopbDocs-Warning" role="status">
           {id === 'index' ? 'index.md' : id} changed on disk since you opened it, so saving will be refused.{' '}
@@ -152,7 +160,7 @@ export class DocEditor extends Panel {
     }
     try {
       const view = this.docId === 'index' ? await api.index() : await api.doc(this.docId);
-      this._state = { ...this._state, error: null };
+      this._state = { ...this._state, error: null, refusal: null };
       this._setBase({ text: view.text, sha256: view.sha256, tier: view.tier, path: view.path });
     } catch (error) {
       this._state = { ...this._state, error: asAPIError(error).message };
@@ -171,6 +179,7 @@ export class DocEditor extends Panel {
       const result = await api.write(this.docId, text, base.sha256);
       const written = result.changes.length ? result.changes[0].after : text;
       const sha = writtenSha(result) ?? base.sha256;
+      this._update({ refusal: null });
       this._setBase({ text: written, sha256: sha, tier: 'local', path: base.path }, text);
       const what =
         result.outcome === 'unchanged'
@@ -183,17 +192,24 @@ export class DocEditor extends Panel {
       Notification.success(`${this.title.label} ${what}.`, { autoClose: 3000 });
     } catch (error) {
       const refusal = asAPIError(error);
+      const name = this.title.label;
       if (refusal.stale) {
-        this._update({ changedOnDisk: true });
-        Notification.warning(`${refusal.message} Your edits are still in the editor.`, {
-          autoClose: false,
-          actions: [
-            { label: 'Show what changed', callback: () => void this.showChanges() },
-            { label: 'Reload', callback: () => void this.load(), displayType: 'accent' }
-          ]
-        });
+        this._update({ changedOnDisk: true, refusal: refusal.message });
+        Notification.warning(
+          `${name} was not saved: it changed on disk since you opened it. Your edits are still in the editor.`,
+          {
+            autoClose: false,
+            actions: [
+              { label: 'Show what changed', callback: () => void this.showChanges() },
+              { label: 'Reload', callback: () => void this.load(), displayType: 'accent' }
+            ]
+          }
+        );
       } else {
-        Notification.error(`${refusal.message} Your edits are still in the editor.`, { autoClose: false });
+        this._update({ refusal: refusal.message });
+        Notification.error(`${name} was not saved; the editor says why. Your edits are still in it.`, {
+          autoClose: 8000
+        });
       }
     } finally {
       this._update({ saving: false });
@@ -248,7 +264,7 @@ export class DocEditor extends Panel {
 
   /** The text the next save is based on; the editor shows it unless the user typed since `sent`. */
   private _setBase(base: IBase, sent?: string): void {
-    if (sent === undefined || this.text === sent) {
+    if ((sent === undefined || this.text === sent) && this.text !== base.text) {
       this._loading = true;
       this._editorModel.sharedModel.setSource(base.text);
       this._loading = false;
@@ -298,7 +314,8 @@ export class DocEditor extends Panel {
     dirty: false,
     changedOnDisk: false,
     saving: false,
-    error: null
+    error: null,
+    refusal: null
   };
   private _loading = false;
   private _banner: BannerWidget;

@@ -37,6 +37,8 @@ export class DocsModel extends VDomModel {
   review: IReviewView | null = null;
   /** Why the panel could not read the store (the server extension missing, say). */
   error: DocsAPIError | null = null;
+  /** The store's refusal of the user's last action, in full (a notification shows 140 characters). */
+  refusal: string | null = null;
   /** Whether changes arrive through the event stream (else the panel polls). */
   readonly pushed: boolean = false;
   /** Keys of the actions in flight, so their buttons show it and cannot be pressed twice. */
@@ -96,7 +98,7 @@ export class DocsModel extends VDomModel {
 
   /** File a new shipped doc under `heading` (an existing one, or a new one at the end). */
   fileDoc(id: string, heading: string): Promise<void> {
-    return this._act(`file:${id}`, index =>
+    return this._act(`file:${id}`, `Filing ${id}`, index =>
       api.fileDoc(id, heading, index.sha256).then(result => {
         Notification.success(`Filed ${id} under ${result.filed_under ?? heading} in the index.`, {
           autoClose: 4000
@@ -107,7 +109,7 @@ export class DocsModel extends VDomModel {
 
   /** Put a shipped doc on the index's ignored: line. */
   ignoreDoc(id: string): Promise<void> {
-    return this._act(`ignore:${id}`, index =>
+    return this._act(`ignore:${id}`, `Ignoring ${id}`, index =>
       api.ignoreDoc(id, index.sha256).then(() => {
         Notification.success(
           `Added ${id} to the ignored: line; it stays readable by id. Remove it from that line to list it again.`,
@@ -120,7 +122,7 @@ export class DocsModel extends VDomModel {
   /** "Looks good": the hunk (or, without one, the whole doc) counts as reviewed. */
   markReviewed(id: string, sha: string, hunk?: number): Promise<void> {
     const key = hunk === undefined ? `reviewed:${id}` : `reviewed:${id}:${hunk}`;
-    return this._act(key, () =>
+    return this._act(key, `Marking ${id} reviewed`, () =>
       api.markReviewed(id, sha, hunk).then(review => {
         this.review = review;
       })
@@ -129,7 +131,7 @@ export class DocsModel extends VDomModel {
 
   /** "Revert this change": an old/new write that puts the hunk back as it was. */
   revertHunk(id: string, hunk: number, sha: string): Promise<void> {
-    return this._act(`revert:${id}:${hunk}`, () =>
+    return this._act(`revert:${id}:${hunk}`, `Reverting that change to ${id}`, () =>
       api.revertHunk(id, hunk, sha).then((result: IWriteResult) => {
         const what = result.outcome === 'unchanged' ? 'was already as it was' : 'is back as it was';
         Notification.success(`That change to ${id} ${what}.`, { autoClose: 4000 });
@@ -137,7 +139,16 @@ export class DocsModel extends VDomModel {
     );
   }
 
-  private async _act(key: string, action: (index: IIndexView) => Promise<void>): Promise<void> {
+  dismissRefusal(): void {
+    this.refusal = null;
+    this.stateChanged.emit();
+  }
+
+  private async _act(
+    key: string,
+    what: string,
+    action: (index: IIndexView) => Promise<void>
+  ): Promise<void> {
     if (this.busy.has(key) || !this.index) {
       return;
     }
@@ -145,12 +156,13 @@ export class DocsModel extends VDomModel {
     this.stateChanged.emit();
     try {
       await action(this.index);
+      this.refusal = null;
     } catch (error) {
       const refusal = asAPIError(error);
-      const message = refusal.stale
-        ? `${refusal.message} The panel now shows the current index; try again from it.`
+      this.refusal = refusal.stale
+        ? `${refusal.message} The panel now shows the current text; look again, then retry.`
         : refusal.message;
-      Notification.error(message, { autoClose: false });
+      Notification.error(`${what} was refused; the Kernel Docs panel says why.`, { autoClose: 8000 });
     } finally {
       this.busy.delete(key);
       await this.refresh();

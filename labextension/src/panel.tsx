@@ -65,6 +65,7 @@ function PanelView({ model, commands }: IViewProps): React.ReactElement {
         </div>
       </header>
       {model.error && <ErrorState model={model} />}
+      {model.refusal && <Refusal model={model} />}
       {!view && !model.error && <p className="jp-biopbDocs-Empty">Reading the index…</p>}
       {view && (
         <>
@@ -100,6 +101,20 @@ function ErrorState({ model }: { model: DocsModel }): React.ReactElement {
   );
 }
 
+/** The store's refusal of the user's last action, whole, until dismissed or a next action works. */
+function Refusal({ model }: { model: DocsModel }): React.ReactElement {
+  const box = React.useRef<HTMLDivElement>(null);
+  React.useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [model.refusal]);
+  return (
+    <div className="jp-biopbDocs-Error jp-biopbDocs-Refusal" role="alert" ref={box}>
+      <p>{model.refusal}</p>
+      <button className="jp-biopbDocs-Button" onClick={() => model.dismissRefusal()}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
@@ -113,9 +128,9 @@ function IndexSummary({ view }: { view: IIndexView }): React.ReactElement {
     <div className="jp-biopbDocs-Summary">
       {view.tier === 'shipped' && (
         <div className="jp-biopbDocs-Warning" role="status">
-          <strong>No local docs directory yet.</strong> The panel shows the shipped index, read-only,
-          because the local one could not be created. Until that is fixed, nothing (filing, ignoring,
-          editing) can be saved.
+          <strong>The local docs directory cannot be used.</strong> The panel shows the shipped index,
+          read-only, because no local index could be created there (the server's reason follows).
+          Until that is fixed, nothing (filing, ignoring, editing) can be saved.
         </div>
       )}
       {view.notices.map(notice => (

@@ -6,7 +6,7 @@
 import * as React from 'react';
 
 import { IHunk, IReviewItem } from './api';
-import { diffLineKind } from './diff';
+import { diffLineKinds } from './diff';
 import { DocsModel } from './model';
 import { Section } from './section';
 
@@ -17,11 +17,12 @@ const BASES: Record<IReviewItem['base'], string> = {
 };
 
 /** A hunk's lines, coloured by kind; used by the review and by every diff view. */
-export function DiffLines(props: { lines: string[] }): React.ReactElement {
+export function DiffLines(props: { lines: string[]; unified?: boolean }): React.ReactElement {
+  const kinds = diffLineKinds(props.lines, props.unified);
   return (
     <pre className="jp-biopbDocs-Diff">
       {props.lines.map((line, n) => (
-        <div className={`jp-biopbDocs-DiffLine jp-biopbDocs-DiffLine-${diffLineKind(line)}`} key={n}>
+        <div className={`jp-biopbDocs-DiffLine jp-biopbDocs-DiffLine-${kinds[n]}`} key={n}>
           {line === '' ? ' ' : line}
         </div>
       ))}
@@ -83,7 +84,11 @@ export function ReviewSection(props: { model: DocsModel; open: (id: string) => v
               <button className="jp-biopbDocs-EntryId jp-biopbDocs-Link" onClick={() => open(item.id)}>
                 {item.id === 'index' ? 'index.md' : item.id}
               </button>
-              <span className="jp-biopbDocs-Hook">{BASES[item.base] ?? item.base}</span>
+              <span className="jp-biopbDocs-Hook">
+                {item.id === 'index' && item.base === 'shipped'
+                  ? 'against the shipped index it was seeded from (not reviewed yet)'
+                  : (BASES[item.base] ?? item.base)}
+              </span>
               {item.hunks.length > 1 && (
                 <button
                   className="jp-biopbDocs-Button"

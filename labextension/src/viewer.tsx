@@ -189,7 +189,7 @@ function DiffBody(props: { view: IDiffView }): React.ReactElement {
         changes.
       </p>
       {view.diff ? (
-        <DiffLines lines={view.diff.split('\n')} />
+        <DiffLines lines={view.diff.split('\n')} unified />
       ) : (
         <p className="jp-biopbDocs-Empty">No differences: your local copy matches the shipped text.</p>
       )}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -32,6 +34,8 @@ def wheel(tmp_path_factory) -> zipfile.ZipFile:
         ],
         check=True,
         timeout=600,
+        # the panel's build hook runs jlpm, which sits beside this interpreter (jupyter-builder)
+        env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"},
     )
     (built,) = out.glob("biopb_kernel_docs-*.whl")
     with zipfile.ZipFile(built) as archive:
@@ -57,3 +61,45 @@ def test_wheel_carries_the_typed_package_and_the_command(wheel):
     assert "biopb_kernel_docs/py.typed" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "biopb-kernel-docs = biopb_kernel_docs.cli:main" in wheel.read(entry_points).decode()
+
+
+# -- the JupyterLab panel: `pip install` is all a user does, no `jupyter lab build` ------------------
+
+LABEXTENSION = "share/jupyter/labextensions/biopb-kernel-docs"
+
+
+def _data(wheel: zipfile.ZipFile, path: str) -> str:
+    """The name of a shared-data file inside the wheel (``<name>-<version>.data/data/<path>``)."""
+    matches = [n for n in wheel.namelist() if n.endswith(f".data/data/{path}")]
+    assert matches, f"{path} is not in the wheel's shared data"
+    return matches[0]
+
+
+def test_the_wheel_carries_the_prebuilt_panel(wheel):
+    names = set(wheel.namelist())
+    manifest = json.loads(wheel.read(_data(wheel, f"{LABEXTENSION}/package.json")))
+    assert manifest["name"] == "biopb-kernel-docs"
+    assert manifest["jupyterlab"]["extension"] is True
+    # the bundle JupyterLab loads, and every static asset beside it
+    build = manifest["jupyterlab"]["_build"]
+    entry = _data(wheel, f"{LABEXTENSION}/{build['load']}")
+    assert wheel.read(entry), "the panel's remoteEntry is empty"
+    statics = [n for n in names if f"{LABEXTENSION}/static/" in n]
+    assert any(n.endswith("/static/style.js") for n in statics)
+    scripts = [n for n in statics if n.endswith(".js")]
+    assert len(scripts) >= 3, scripts  # remoteEntry, style.js and at least one chunk of the panel
+    assert any(b"biopb-kernel-docs:plugin" in wheel.read(n) for n in scripts)
+    # a production build: its license list is there and no source maps are
+    assert any(n.endswith("/static/third-party-licenses.json") for n in statics)
+    assert not [n for n in statics if n.endswith(".map")]
+
+
+def test_the_wheel_installs_the_panel_as_a_python_managed_extension(wheel):
+    install = json.loads(wheel.read(_data(wheel, f"{LABEXTENSION}/install.json")))
+    assert install["packageManager"] == "python"
+    assert install["packageName"] == "biopb-kernel-docs"
+    assert "uninstall" in install["uninstallInstructions"]
+    server = json.loads(
+        wheel.read(_data(wheel, "etc/jupyter/jupyter_server_config.d/biopb_kernel_docs.json"))
+    )
+    assert server["ServerApp"]["jpserver_extensions"]["biopb_kernel_docs"] is True
