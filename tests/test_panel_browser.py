@@ -34,6 +34,7 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PANEL = "#biopb-kernel-docs-panel"
 TOKEN = "biopb-panel-test"
+VISIBLE_VIEWER = ".jp-biopbDocs-Viewer:visible"
 PUSH_BOUND_S = 1.0  # the issue's target: an agent's write shows in the panel in under a second
 
 SHIPPED_INDEX = """\
@@ -228,6 +229,9 @@ def _open_lab(browser, lab: Lab):
     tab = page.locator('li.lm-TabBar-tab[data-id="biopb-kernel-docs-panel"]')
     tab.wait_for(state="visible", timeout=60_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=30_000)
+    # the layout restored and the launcher up: nothing at startup moves the focus after this
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
+    page.locator(".jp-Launcher").first.wait_for()
     _command(page, "biopb-docs:open-panel")
     page.locator(PANEL).wait_for(state="visible")
     return page
@@ -275,6 +279,45 @@ def test_panel_shows_the_index_entries_the_cap_and_a_new_shipped_item(page, lab)
     assert "find the nuclei in a DAPI image" in item.inner_text()
     assert _new_item(page, "count-foci").count() == 1
     _shot(page, "panel-first-look.png")
+
+
+CONTROLS = "button:not([disabled]), select:not([disabled]), input:not([disabled]), summary"
+
+
+def test_every_control_of_the_panel_is_reached_with_tab_in_order_and_works_with_the_keyboard(page, lab):
+    count = page.evaluate(
+        """([panel, controls]) => {
+            const all = [...document.querySelector(panel).querySelectorAll(controls)];
+            window.__biopbControls = all.filter(node => node.offsetParent !== null);
+            return window.__biopbControls.length;
+        }""",
+        [PANEL, CONTROLS],
+    )
+    assert count >= 12  # two actions, the handshake, four section toggles, entries, two tail items
+    page.evaluate("() => window.__biopbControls[0].focus()")
+    for n in range(1, count):
+        page.keyboard.press("Tab")
+        reached = page.evaluate(f"() => document.activeElement === window.__biopbControls[{n}]")
+        label = page.evaluate(f"() => window.__biopbControls[{n}].textContent.trim()")
+        assert reached, f"Tab did not reach control {n} ({label!r}) next"
+    # a section folds and unfolds from the keyboard
+    toggle = page.locator(f"{PANEL} .jp-biopbDocs-Section-index .jp-biopbDocs-SectionToggle")
+    toggle.focus()
+    page.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    expect(_entry(page, "flatfield")).to_be_hidden()
+    page.keyboard.press("Space")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    # an entry opens from the keyboard, and so does the connect dialog (which says what it needs)
+    _entry(page, "data").get_by_role("button", name="data").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(VISIBLE_VIEWER)).to_contain_text("Arrays are laid out (t, c, z, y, x).")
+    page.locator(PANEL).get_by_role("button", name="Connect an agent").focus()
+    page.keyboard.press("Enter")
+    dialog = page.locator(".jp-Dialog")
+    expect(dialog).to_contain_text("Open a notebook (or click into one) first")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
 
 
 def test_ignore_puts_the_doc_on_the_ignored_line_and_the_item_leaves_the_tail(page, lab):
@@ -439,8 +482,6 @@ def test_an_agents_change_is_reviewed_and_reverted_hunk_by_hunk(page, lab, agent
 
 
 # -- docs in the main area ----------------------------------------------------------------------
-
-VISIBLE_VIEWER = ".jp-biopbDocs-Viewer:visible"
 
 
 def test_clicking_an_entry_renders_the_doc_and_its_link_opens_the_linked_doc(page, lab):
