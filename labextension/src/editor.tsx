@@ -18,7 +18,8 @@ import { TextDiff } from './viewer';
 
 interface IBase {
   text: string;
-  sha256: string;
+  /** null: the doc does not exist yet, and the first save creates it. */
+  sha256: string | null;
   tier: Tier;
   path: string;
 }
@@ -59,6 +60,13 @@ function Banner(props: {
       <>
         <strong>This is a shipped doc.</strong> Saving creates a local copy of <code>{id}</code> that
         shadows it (the index marks it "(local copy)"); the shipped text itself is never changed.
+      </>
+    );
+  } else if (base.sha256 === null) {
+    about = (
+      <>
+        <code>{id}</code> does not exist yet: saving creates it as a local doc and files it under ##
+        Unfiled in the index (at most 300 lines).
       </>
     );
   } else {
@@ -163,7 +171,13 @@ export class DocEditor extends Panel {
       this._state = { ...this._state, error: null, refusal: null };
       this._setBase({ text: view.text, sha256: view.sha256, tier: view.tier, path: view.path });
     } catch (error) {
-      this._state = { ...this._state, error: asAPIError(error).message };
+      const refusal = asAPIError(error);
+      if (refusal.status === 404 && this.docId !== 'index') {
+        this._state = { ...this._state, error: null, refusal: null };
+        this._setBase({ text: '', sha256: null, tier: 'local', path: '' });
+        return;
+      }
+      this._state = { ...this._state, error: refusal.message };
       this._renderBanner();
     }
   }

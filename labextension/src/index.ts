@@ -2,7 +2,7 @@
  * biopb-kernel-docs in JupyterLab: a sidebar panel where the user reviews what the agent knows
  * (the index and its tails) and what it changed, opens and edits docs, and connects an agent.
  */
-import { JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
+import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
 import {
   Dialog,
   ICommandPalette,
@@ -30,18 +30,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
   description: 'The Kernel Docs panel: the index an agent reads, its tails, and a review of its changes.',
   autoStart: true,
   requires: [IRenderMimeRegistry, IEditorServices],
-  optional: [ICommandPalette, INotebookTracker],
+  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer],
   activate: (
     app: JupyterFrontEnd,
     rendermime: IRenderMimeRegistry,
     editorServices: IEditorServices,
     palette: ICommandPalette | null,
-    notebooks: INotebookTracker | null
+    notebooks: INotebookTracker | null,
+    restorer: ILayoutRestorer | null
   ) => {
     const { commands, shell } = app;
     const model = new DocsModel(app.serviceManager.events ?? null);
     const panel = new DocsPanel(model, commands);
     shell.add(panel, 'left', { rank: 850 });
+    restorer?.add(panel, 'biopb-kernel-docs:panel'); // open again after a reload if it was open
     void model.refresh();
 
     const viewers = new WidgetTracker<MainAreaWidget>({ namespace: 'biopb-kernel-docs' });

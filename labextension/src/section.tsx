@@ -31,3 +31,8 @@ export function Section(props: {
     </section>
   );
 }
+
+/** A heading line of the index as the panel shows it: without its #s. */
+export function headingText(heading: string | null): string {
+  return heading ? heading.replace(/^#+\s*/, '') : '(before any heading)';
+}

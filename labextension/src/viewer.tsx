@@ -137,7 +137,19 @@ export class DocViewer extends Panel {
       this.title.label = view.title && view.title !== view.id ? `${view.id}: ${view.title}` : view.id;
     } catch (error) {
       this.view = null;
-      content = [messageWidget(asAPIError(error).message, 'jp-biopbDocs-Error')];
+      const refusal = asAPIError(error);
+      content = [messageWidget(refusal.message, 'jp-biopbDocs-Error')];
+      if (refusal.status === 404) {
+        const write = ReactWidget.create(
+          <button
+            className="jp-biopbDocs-Button"
+            onClick={() => void this._commands.execute(CommandIDs.editDoc, { id: this.docId })}
+          >
+            Write {this.docId}
+          </button>
+        );
+        content.push(write);
+      }
     }
     if (this.isDisposed) {
       return;
