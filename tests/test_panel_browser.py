@@ -182,6 +182,20 @@ def _stop(lab: Lab) -> None:
         lab.process.wait(10)
 
 
+# tests/test_handlers.py loads pytest-jupyter for the whole session, and two of its autouse
+# fixtures would break this module: one takes the current event loop (here the one Playwright's
+# sync API keeps running) and closes it after each test, the other runs a server cleanup on that
+# loop. This module starts no pytest-jupyter server, so both stand down here.
+@pytest.fixture(autouse=True)
+def jp_asyncio_loop():
+    return None
+
+
+@pytest.fixture(autouse=True)
+def jp_server_cleanup():
+    return None
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
