@@ -78,8 +78,18 @@ export class DocsModel extends VDomModel {
   private async _fetch(): Promise<void> {
     const [index, review] = await Promise.allSettled([api.index(), api.review()]);
     if (index.status === 'fulfilled') {
+      const before = this.index?.sha256;
       this.index = index.value;
       this.error = null;
+      if (!this.pushed && before && before !== index.value.sha256) {
+        // polling knows only that the index moved: an open editor of index.md follows it
+        this.docsChanged.emit({
+          schema_id: CHANGED_SCHEMA,
+          what: 'index',
+          ids: ['index'],
+          index_sha256: index.value.sha256
+        });
+      }
     } else {
       this.error = asAPIError(index.reason);
     }
