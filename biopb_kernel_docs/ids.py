@@ -111,8 +111,15 @@ def relative_doc_path(doc_id: str) -> PurePosixPath:
     return PurePosixPath(doc_id + DOC_SUFFIX)
 
 
+# Lower-case names of letters, digits and '-', not too long: the shape of nearly every id, which
+# none of _problem's rules can refuse (a device name needs upper case or is at most 6 letters).
+_PLAIN_ID = re.compile(r"[a-z0-9][a-z0-9-]{6,60}(?:/[a-z0-9][a-z0-9-]{6,60})*")
+
+
 def is_valid_doc_id(doc_id: str) -> bool:
     """True for an id a file can carry: valid and not a collection."""
+    if len(doc_id) <= MAX_ID_LENGTH and _PLAIN_ID.fullmatch(doc_id):
+        return True
     return _problem(doc_id) is None and not is_collection_id(doc_id)
 
 

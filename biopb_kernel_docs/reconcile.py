@@ -37,7 +37,7 @@ def new_shipped_ids(shipped: list[str], parsed: ParsedIndex) -> list[str]:
 
 
 def _marker(store: Store, shipped: frozenset[str], doc_id: str) -> Marker | None:
-    if is_collection_id(doc_id) or doc_id == INDEX_ID:
+    if doc_id == INDEX_ID or is_collection_id(doc_id):
         return None
     local = store.exists(Tier.LOCAL, doc_id)
     # Banked ids are not in the listing; an entry naming one (a promotion) is probed.

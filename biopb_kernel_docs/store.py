@@ -93,10 +93,13 @@ def _read_regular(path: str) -> tuple[bytes, os.stat_result]:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise _not_a_doc_file(path, status.st_mode)
-        chunks = []
-        while chunk := os.read(fd, max(status.st_size, 1 << 16)):
-            chunks.append(chunk)
-        return b"".join(chunks), status
+        data = os.read(fd, status.st_size + 1)  # one read when the size is right, as it nearly always is
+        if len(data) > status.st_size:  # the file grew since the fstat: read the rest
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data, status
     finally:
         os.close(fd)
 
@@ -156,6 +159,7 @@ class Store:
         self._root_paths = {Tier.SHIPPED: str(self.shipped_dir), Tier.LOCAL: str(self.local_dir)}
         self._lock = TierLock(os.path.join(self._root_paths[Tier.LOCAL], LOCK_NAME), LOCK_TIMEOUT_SECONDS)
         self._swept: set[str] = set()
+        self._shipped_cache: tuple[tuple[tuple[str, int], ...], list[str]] | None = None
         self._local_dir_known = False
         if not self.shipped_dir.is_dir():
             raise StoreUnavailable(
@@ -226,6 +230,13 @@ class Store:
 
     def exists(self, tier: Tier, doc_id: str) -> bool:
         """Whether ``doc_id`` has a regular file in ``tier``; an id that escapes its tier has none."""
+        if "/" not in doc_id:  # one lstat; only a link needs the full probe (it may lead outside)
+            try:
+                mode = os.lstat(self._root_paths[tier] + os.sep + doc_id + DOC_SUFFIX).st_mode
+            except OSError:
+                return False
+            if not stat.S_ISLNK(mode):
+                return stat.S_ISREG(mode)
         try:
             status = self._probe(tier, doc_id)[1]
         except (InvalidDocId, UnreadableDoc):
@@ -284,13 +295,33 @@ class Store:
                 if doc_id != INDEX_ID and is_valid_doc_id(doc_id):
                     yield doc_id
 
+    def _shipped_listing(self) -> list[str]:
+        """Every shipped id, sorted. The listing is kept while no shipped directory's mtime moves
+        (adding, removing or renaming a file moves it): one stat per directory instead of a walk.
+        A directory changed in the last two seconds is never trusted this way, since a second
+        change within the clock's granularity would leave its mtime as it was."""
+        if self._shipped_cache is not None:
+            directories, listing = self._shipped_cache
+            if all(_mtime_ns(path) == mtime for path, mtime in directories):
+                return listing
+        directories = []
+        for directory, subdirectories, _ in os.walk(self._root_paths[Tier.SHIPPED]):
+            subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+            directories.append((directory, _mtime_ns(directory)))
+        listing = sorted(self._walk_ids(Tier.SHIPPED))
+        settled = time.time_ns() - 2_000_000_000
+        self._shipped_cache = (
+            (tuple(directories), listing) if all(m < settled for _, m in directories) else None
+        )
+        return listing
+
     def shipped_ids(self) -> list[str]:
         """Shipped ids the reconciliation tail may list (§1: the one place banked ids are left out)."""
-        return sorted(doc_id for doc_id in self._walk_ids(Tier.SHIPPED) if not is_banked(doc_id))
+        return [doc_id for doc_id in self._shipped_listing() if not is_banked(doc_id)]
 
     def all_shipped_ids(self) -> list[str]:
         """Every shipped doc, banked ones included (the manifest and packaging checks use this)."""
-        return sorted(self._walk_ids(Tier.SHIPPED))
+        return list(self._shipped_listing())
 
     def local_ids(self) -> list[str]:
         """Every local doc, indexed or not; never the index, the manifest or other hidden files."""
@@ -392,6 +423,13 @@ class Store:
                 if with_files:
                     paths += [os.path.join(directory, n) for n in names if not n.startswith(".")]
         return tuple(_stat_summary(path) for path in paths)
+
+
+def _mtime_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
 
 
 def _stat_summary(path: str) -> tuple[str, int, int, int]:

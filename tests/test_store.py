@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -347,3 +348,15 @@ def test_temp_files_left_by_killed_writers_are_swept_by_the_next_write(tiers):
         (tiers.local / "lab" / f".tmp-dead{n}.part").write_text("half a write")
     tiers.docs().write_doc("lab/two", body="# Two\n")  # a new process's first writes into both dirs
     assert sorted(p.name for p in tiers.local.rglob(".tmp-*")) == []
+
+
+def test_the_shipped_listing_follows_an_upgrade_even_when_kept_between_reads(tiers):
+    an_hour_ago = time.time() - 3600
+    os.utime(tiers.shipped, (an_hour_ago, an_hour_ago))  # a settled tier: its listing is kept
+    store = tiers.store()
+    assert "deconvolution" not in store.shipped_ids()
+    assert store._shipped_cache is not None
+    tiers.ship("deconvolution", "# Deconvolution\n")
+    assert "deconvolution" in store.shipped_ids()
+    (tiers.shipped / "deconvolution.md").unlink()
+    assert "deconvolution" not in store.shipped_ids()
