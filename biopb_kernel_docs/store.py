@@ -35,6 +35,8 @@ LOCK_TIMEOUT_SECONDS = 30
 TEMP_PREFIX, TEMP_SUFFIX = ".tmp-", ".part"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_ABSENT = object()
 _NEW_FILE_MODE = 0o666  # the process umask applies, as for any file the user creates
 
 Fingerprint = tuple[tuple[str, int, int, int], ...]
@@ -80,15 +82,19 @@ def _kind_of(mode: int) -> str:
 
 
 def _not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
+    if stat.S_ISDIR(mode):
+        return UnreadableDoc(
+            f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
+        )
     return UnreadableDoc(
         f"{path} is {_kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
         "never reads or replaces it."
     )
 
 
-def _read_regular(path: str) -> tuple[bytes, os.stat_result]:
+def _read_regular(path: str, extra_flags: int = 0) -> tuple[bytes, os.stat_result]:
     """The bytes of ``path``, opened so that a FIFO or device can never block the read."""
-    fd = os.open(path, _READ_FLAGS)
+    fd = os.open(path, _READ_FLAGS | extra_flags)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
@@ -247,21 +253,22 @@ class Store:
 
     def read(self, tier: Tier, doc_id: str) -> DocFile | None:
         """The doc's file in ``tier``, or None when there is none."""
-        path, status = self._probe(tier, doc_id)
-        if status is None:
+        read = self._read_flat(tier, doc_id) if "/" not in doc_id else None
+        if read is None:
+            path, status = self._probe(tier, doc_id)
+            if status is None:
+                return None
+            if not stat.S_ISREG(status.st_mode):
+                raise _not_a_doc_file(path, status.st_mode)
+            try:
+                read = path, *_read_regular(path)
+            except FileNotFoundError:
+                return None  # removed between the probe and the read
+            except OSError as err:
+                raise UnreadableDoc(f"Cannot read {path}: {err.strerror}. Check its permissions.") from err
+        elif read is _ABSENT:
             return None
-        if stat.S_ISDIR(status.st_mode):
-            raise UnreadableDoc(
-                f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
-            )
-        if not stat.S_ISREG(status.st_mode):
-            raise _not_a_doc_file(path, status.st_mode)
-        try:
-            data, status = _read_regular(path)
-        except FileNotFoundError:
-            return None  # removed between the probe and the read
-        except OSError as err:
-            raise UnreadableDoc(f"Cannot read {path}: {err.strerror}. Check its permissions.") from err
+        path, data, status = read
         try:
             raw = data.decode("utf-8")
         except UnicodeDecodeError as err:
@@ -281,6 +288,18 @@ class Store:
             mtime=status.st_mtime,
             mode=stat.S_IMODE(status.st_mode),
         )
+
+    def _read_flat(self, tier: Tier, doc_id: str):
+        """A flat id's file read without a probe first (open refuses to follow a link): its path,
+        bytes and stat; ``_ABSENT``; or None for anything unusual (a link, a socket, no access),
+        which the full probe then examines and explains."""
+        path = self._root_paths[tier] + os.sep + doc_id + DOC_SUFFIX
+        try:
+            return (path, *_read_regular(path, _NO_FOLLOW))
+        except (FileNotFoundError, NotADirectoryError):
+            return _ABSENT
+        except OSError:
+            return None
 
     def _walk_ids(self, tier: Tier) -> Iterator[str]:
         root = self._root_paths[tier]
