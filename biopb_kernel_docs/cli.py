@@ -41,6 +41,7 @@ EXAMPLES = {
     "file": ["biopb-kernel-docs file segment-nuclei '## Procedures'"],
     "ignore": ["biopb-kernel-docs ignore deconvolution"],
     "config": ["biopb-kernel-docs config", "biopb-kernel-docs config --docs-local-dir ~/lab-docs"],
+    "doctor": ["biopb-kernel-docs doctor", "biopb-kernel-docs doctor --no-kernel"],
     "mcp": [
         "biopb-kernel-docs mcp",
         "biopb-kernel-docs mcp --existing /path/to/kernel-1234.json",
@@ -140,6 +141,20 @@ def _add_mcp(subparsers) -> None:
     parser.set_defaults(operation=None, serve=True, parser=parser)
 
 
+def _add_doctor(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "doctor",
+        help="Check the installation (kernel config, server extension, panel, local dir, seed, a kernel).",
+        description="Check that every surface of biopb-kernel-docs is installed and working; each "
+        "failing check says how to fix it. Exits 1 when one fails.",
+        epilog=_examples("doctor"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--no-kernel", action="store_true", help="skip starting a kernel (the slowest check)")
+    _add_store_options(parser)
+    parser.set_defaults(operation=None, doctor=True, parser=parser)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
@@ -152,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         if op.cli_verb:
             _add_operation(subparsers, op)
     _add_mcp(subparsers)
+    _add_doctor(subparsers)
     return parser
 
 
@@ -266,6 +282,17 @@ def _serve(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> Non
     ).run()
 
 
+def _doctor(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> NoReturn:
+    from .doctor import report, run_checks
+
+    checks = run_checks(
+        resolve(_overrides(namespace, traitlets_form), "the command line"),
+        start_kernel=not namespace.no_kernel,
+    )
+    sys.stdout.write(report(checks))
+    raise SystemExit(0 if all(check.ok for check in checks) else 1)
+
+
 def _fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
     parser.print_usage(sys.stderr)
     print(message, file=sys.stderr)
@@ -285,6 +312,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if getattr(namespace, "serve", False):
             _serve(namespace, traitlets_form)
             return
+        if getattr(namespace, "doctor", False):
+            _doctor(namespace, traitlets_form)
         output = _run_operation(namespace.operation, namespace, traitlets_form)
     except UsageError as err:
         _fail(namespace.parser, str(err))
