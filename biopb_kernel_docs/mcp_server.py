@@ -92,6 +92,7 @@ class DocsBridge:
         self._bus = InMemorySubscriptionBus()
         self._handshake_subscribers: set[Any] = set()
         self._last_rendering: str | None = None
+        self._listed_ids: tuple[str, ...] | None = None  # None: watch every local directory
         self.server = self._build()
 
     # -- the server ------------------------------------------------------------------------------
@@ -218,9 +219,11 @@ class DocsBridge:
 
     async def _notify_if_index_changed(self) -> None:
         try:
-            rendering = render.index_text(await self.kernel.call("index", as_session=self.watch_session))
+            view = await self.kernel.call("index", as_session=self.watch_session)
         except DocsError:
             return
+        self._listed_ids = tuple(e.id for e in view.entries if not e.collection)
+        rendering = render.index_text(view)
         if self._last_rendering is not None and rendering != self._last_rendering:
             await self._bus.publish(ResourceUpdated(uri=INDEX_URI))
             for session in list(self._handshake_subscribers):
@@ -240,11 +243,11 @@ class DocsBridge:
             except DocsError as err:
                 log.warning("not watching the index for outside edits yet (retrying): %s", err)
                 await anyio.sleep(max(self.poll_interval, 5.0))
-        seen = store.fingerprint()  # before the first comparison, so no edit falls between the two
+        seen = store.fingerprint(self._listed_ids)  # before the first comparison: no edit falls between
         await self._notify_if_index_changed()
         while True:
             await anyio.sleep(self.poll_interval)
-            current = store.fingerprint()
+            current = store.fingerprint(self._listed_ids)
             if current != seen:
                 seen = current
                 await self._notify_if_index_changed()

@@ -18,7 +18,7 @@ import os
 import stat
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -426,21 +426,30 @@ class Store:
 
     # -- change detection ------------------------------------------------------------------------
 
-    def fingerprint(self, *, every_local_file: bool = False) -> Fingerprint:
-        """A cheap summary that moves whenever the rendered index can change.
+    def fingerprint(self, local_ids: Iterable[str] | None = None) -> Fingerprint:
+        """A cheap summary that moves whenever the rendered index, or a listed doc, can change.
 
-        The rendering depends on index.md, on which doc files exist (every store write is a
-        rename, which moves its directory's mtime), on the shipped docs' text and on the
-        manifest. ``every_local_file`` adds each local file, for watchers that show doc bodies.
+        The rendering depends on index.md, the manifest, the shipped docs' text, and which local
+        files exist (every store write is a rename, which moves its directory's mtime). With
+        ``local_ids`` (the index's entries) only the local files that can matter are watched:
+        those ids' and every shipped id's, and their directories, so a tier full of unlisted
+        files costs nothing; their stats also move when a listed doc's text is edited in place.
+        Without, every local directory is watched.
         """
         local, shipped = self._root_paths[Tier.LOCAL], self._root_paths[Tier.SHIPPED]
         paths = [os.path.join(local, f"{INDEX_ID}{DOC_SUFFIX}"), os.path.join(local, MANIFEST_NAME)]
-        for root, with_files in ((local, every_local_file), (shipped, True)):
-            for directory, subdirectories, names in os.walk(root):
+        for directory, subdirectories, names in os.walk(shipped):
+            subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+            paths.append(directory)
+            paths += [os.path.join(directory, n) for n in names if not n.startswith(".")]
+        if local_ids is None:
+            for directory, subdirectories, _ in os.walk(local):
                 subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
                 paths.append(directory)
-                if with_files:
-                    paths += [os.path.join(directory, n) for n in names if not n.startswith(".")]
+        else:
+            watched = sorted({*local_ids, *self.all_shipped_ids()})
+            files = [local + os.sep + doc_id + DOC_SUFFIX for doc_id in watched]
+            paths += sorted({local, *(os.path.dirname(f) for f in files)}) + files
         return tuple(_stat_summary(path) for path in paths)
 
 

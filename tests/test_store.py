@@ -360,3 +360,18 @@ def test_the_shipped_listing_follows_an_upgrade_even_when_kept_between_reads(tie
     assert "deconvolution" in store.shipped_ids()
     (tiers.shipped / "deconvolution.md").unlink()
     assert "deconvolution" not in store.shipped_ids()
+
+
+def test_a_fingerprint_of_the_listed_docs_ignores_unlisted_files_and_sees_listed_edits(tiers):
+    tiers.docs().index()
+    tiers.put_local("lab/listed", "# Listed\n")
+    (tiers.local / "junk").mkdir()
+    store = tiers.store()
+    before = store.fingerprint(["lab/listed"])
+    tiers.put_local("junk/stray", "# A file nothing lists\n")
+    assert store.fingerprint(["lab/listed"]) == before
+    (tiers.local / "lab/listed.md").write_text("# Listed, edited in place\n")
+    assert store.fingerprint(["lab/listed"]) != before
+    shadow = store.fingerprint(["lab/listed"])
+    tiers.put_local("data", "# A new local copy of a shipped doc\n")  # a shadow can feed the stale tail
+    assert store.fingerprint(["lab/listed"]) != shadow
