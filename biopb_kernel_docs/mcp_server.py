@@ -43,7 +43,7 @@ hides a shipped doc).
 local copies a release may have left behind.
 - read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
 edits with the release's).
-- Ids look like "flatfield" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
+- Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
 when the step you are on depends on it.
 """
 
@@ -74,7 +74,7 @@ the ignored: line.
 """
 
 DocId = Annotated[
-    str, Field(description='A doc id such as "flatfield" or "my-lab/nuclei"; "index" is the index.')
+    str, Field(description='A doc id such as "kernel" or "my-lab/nuclei"; "index" is the index.')
 ]
 
 
@@ -100,8 +100,10 @@ class DocsBridge:
         instructions_budget: int | None = None,
         host_budgets: dict[str, int] | None = None,
         poll_interval: float = 1.0,
+        inline_ids: tuple[str, ...] = (),
     ) -> None:
         self.kernel = kernel
+        self.inline_ids = inline_ids
         self.instructions_budget = instructions_budget
         self.host_budgets = host_budgets or {}
         self.poll_interval = poll_interval
@@ -171,7 +173,14 @@ class DocsBridge:
             rendered = await self.kernel.call("render_index")
         except DocsError as err:
             return compose_instructions(None, budget, problem=str(err))
-        return compose_instructions(rendered, budget)
+        # §8 risk 1's fallback, the bench's inline arm: these docs' text follows the index.
+        inlined = []
+        for doc_id in self.inline_ids:
+            try:
+                inlined.append((doc_id, await self.kernel.call("read_doc", id=doc_id)))
+            except DocsError as err:
+                inlined.append((doc_id, str(err)))
+        return compose_instructions(rendered, budget, inlined=inlined)
 
     # -- tools and the resource ------------------------------------------------------------------
 
