@@ -150,6 +150,11 @@ class McpCommand(Application):
         config=True
     )
     poll_interval = Float(1.0, help="Seconds between checks for index changes made outside.").tag(config=True)
+    inline_docs = Unicode(
+        "",
+        help="Comma-separated ids of docs whose text follows the index in the handshake (the bench's "
+        "inline arm: §8 risk 1's fallback).",
+    ).tag(config=True)
     in_process = Bool(
         False,
         help="Serve the store from this process instead of a kernel (no shared kernel; for comparison "
@@ -161,6 +166,7 @@ class McpCommand(Application):
         "kernel-name": "McpCommand.kernel_name",
         "instructions-budget": "McpCommand.instructions_budget",
         "timeout": "McpCommand.call_timeout",
+        "inline-docs": "McpCommand.inline_docs",
     }
     flags = {"in-process": ({"McpCommand": {"in_process": True}}, in_process.help)}
 
@@ -200,6 +206,7 @@ class McpCommand(Application):
             instructions_budget=self.instructions_budget,
             host_budgets=dict(self.host_budgets),
             poll_interval=self.poll_interval,
+            inline_ids=tuple(doc_id.strip() for doc_id in self.inline_docs.split(",") if doc_id.strip()),
         ).run()
 
 
@@ -213,6 +220,10 @@ class DocsApp(Application):
         "read": (ReadCommand, ReadCommand.description),
         "write": (WriteCommand, WriteCommand.description),
         "mcp": (McpCommand, McpCommand.description),
+        "bench": (
+            "biopb_kernel_docs.bench.cli.BenchApp",
+            "The §6 ablation bench: setup an arm's tree, run cases.",
+        ),
     }
 
     def start(self) -> None:
