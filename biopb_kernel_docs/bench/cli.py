@@ -141,15 +141,18 @@ class RelayCommand(BenchCommand):
     name = "biopb-kernel-docs bench relay"
     description = "Pass stdio to an MCP server command and back, logging the docs read (for command agents)."
     usage = "biopb-kernel-docs bench relay --log FILE -- SERVER COMMAND..."
-    log = Unicode(None, allow_none=True, help="JSON-lines file the reads are appended to.").tag(config=True)
-    aliases = {"log": "RelayCommand.log"}
+    # Not "log": that is the Application's logger.
+    log_file = Unicode(None, allow_none=True, help="JSON-lines file the reads are appended to.").tag(
+        config=True
+    )
+    aliases = {"log": "RelayCommand.log_file"}
 
     def run(self) -> None:
         from .command_agent import relay
 
-        if not self.log or not self.extra_args:
+        if not self.log_file or not self.extra_args:
             self.usage_error("relay needs --log FILE and the server command after --.")
-        self.exit(relay(Path(self.log), list(self.extra_args)))
+        self.exit(relay(Path(self.log_file), list(self.extra_args)))
 
 
 class BenchApp(Application):

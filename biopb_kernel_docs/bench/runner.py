@@ -70,7 +70,8 @@ class Plan:
     shipped_dir: Path | None = None
     jobs: int = 1
     keep_trees: bool = False
-    unit_timeout: float = 120.0
+    # A spawn answers in ~2 s; a start that stalls (see _with_retries) is given up on well before.
+    unit_timeout: float = 45.0
     skipped: dict[str, str] = field(default_factory=dict)
 
     def units(self) -> list[tuple[Case, str, int | None, int]]:
