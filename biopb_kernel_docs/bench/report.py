@@ -238,9 +238,21 @@ def _per_case_tables(report: dict[str, Any], cases: Sequence[Case]) -> list[str]
     return lines
 
 
+def _dump(report: dict[str, Any]) -> str:
+    """JSON with one record per line: diffable, and small enough to commit."""
+    parts = []
+    for key, value in report.items():
+        if isinstance(value, list):
+            items = ",\n  ".join(json.dumps(item, ensure_ascii=False) for item in value)
+            parts.append(f"{json.dumps(key)}: [\n  {items}\n ]" if value else f"{json.dumps(key)}: []")
+        else:
+            parts.append(f"{json.dumps(key)}: {json.dumps(value, indent=1, ensure_ascii=False)}")
+    return "{\n " + ",\n ".join(parts) + "\n}\n"
+
+
 def write_report(directory: Path, report: dict[str, Any], cases: Sequence[Case]) -> tuple[Path, Path]:
     directory.mkdir(parents=True, exist_ok=True)
     json_path, md_path = directory / "report.json", directory / "report.md"
-    json_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    json_path.write_text(_dump(report), encoding="utf-8")
     md_path.write_text(render_markdown(report, cases), encoding="utf-8")
     return json_path, md_path
