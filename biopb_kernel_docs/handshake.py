@@ -5,12 +5,14 @@ what must survive a cut at any length: the header line saying this is doc ``inde
 that destructive steps ask first, how to use the index, the guardrails, then the index itself in
 file order.
 
-Within a budget, the index is sent in a compact form rather than cut blind: the header and rules
-in their short wording, the index's headings and entries without its prose (which repeats the
-rules), and hooks shortened at clause boundaries, the longest line first, down to their first
-clause. Only when every hook is at its first clause and the entries still do not fit are whole
-entries dropped from the end, in the index's own order, with a note under the header saying how
-many were left out. The compaction works on parsed entries (id, hook, heading) alone.
+Within a budget, the index is sent in a compact form rather than cut blind: the same header, the
+rules in their short wording, the index's headings and entries without its prose (which repeats
+the rules), and hooks shortened at clause boundaries (a ',' or ';' outside brackets, then
+trailing parentheticals), the longest line first, down to their first clause; room a whole-clause
+cut leaves over is given back from the top. Only when every hook is at its first clause and the
+entries still do not fit are whole entries dropped from the end, in the index's own order, with a
+note under the header saying how many were left out. The compaction works on parsed entries (id,
+hook, heading) alone.
 
 §6: the handshake never shows an id the agent could guess, so the ``ignored:`` line is sent as a
 count; its ids are the agent's to read with ``read_doc("index")`` when it edits that line.
@@ -26,8 +28,8 @@ from .frontmatter import prose_lines
 from .index import IGNORED_PREFIX, LOCAL_COPY, MISSING, NEW_TAIL_TITLE, STALE_TAIL_TITLE, parse_index
 
 HEADER = (
-    'This is doc "index" of the biopb docs you share with the user: read_doc("index") re-reads it whole '
-    'and write_doc("index", old=..., new=...) edits it.'
+    'This is doc "index" of the biopb docs you share with the user: read_doc("index") has it whole, '
+    'write_doc("index", old=..., new=...) edits it.'
 )
 RULES = (
     "Destructive steps (deleting or overwriting data or files, restarting the kernel, installing "
@@ -38,10 +40,9 @@ RULES = (
     "and state units and pixel sizes with every result.",
 )
 COMPACT_RULES = (
-    "Destructive steps (deleting or overwriting data, restarting the kernel, installing packages) "
-    "ask the user first.",
-    "Before non-trivial work read the ## References; when a request matches a line, read_doc that id.",
-    "The kernel is shared: keep the user's variables and raw data; give units with every result.",
+    "Ask the user before deleting or overwriting data, restarting the kernel or installing packages.",
+    "Read the ## References before non-trivial work; read_doc the id whose line matches the request.",
+    "The kernel is shared: keep the user's variables and raw data; give units with results.",
 )
 # What each loader tail asks, in the compact form (§2: the agent meets a tail cold in the handshake).
 COMPACT_TAIL_TITLES = {
@@ -161,6 +162,12 @@ def shorten_hooks(entries: Sequence[Entry], budget: int) -> tuple[Entry, ...]:
         step[n] += 1
         total -= len(current[n].hook) - len(variants[n][step[n]])
         current[n] = replace(current[n], hook=variants[n][step[n]])
+    # A clause is cut whole, so the last cut can leave room: give it back from the top of the index.
+    for n in range(len(current)):
+        while step[n] > 0 and total + len(variants[n][step[n] - 1]) - len(current[n].hook) <= budget:
+            step[n] -= 1
+            total += len(variants[n][step[n]]) - len(current[n].hook)
+            current[n] = replace(current[n], hook=variants[n][step[n]])
     return tuple(current)
 
 

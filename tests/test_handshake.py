@@ -25,6 +25,7 @@ from biopb_kernel_docs.handshake import (
     entry_lines,
     hook_variants,
     index_entries,
+    shorten_hooks,
 )
 from biopb_kernel_docs.index import ENTRY_CAP, NEW_TAIL_TITLE, parse_index
 from biopb_kernel_docs.ops import Docs
@@ -160,6 +161,19 @@ def test_hooks_are_cut_at_clause_boundaries_outside_brackets():
     )
 
 
+def test_hooks_are_cut_longest_first_and_room_left_by_a_cut_is_given_back_from_the_top():
+    a = Entry("a", "alpha beta gamma delta epsilon zeta eta, theta", "## P")  # the longer line
+    b = Entry("b", "one two three, four five six seven eight nine", "## P")  # the longer clause
+    assert sum(len(line) + 1 for line in entry_lines([a, b])) == 108  # the heading line counts
+    # 95: a's cut (7) is not enough, b's (31) is; then a's 7 fit again and it gets them back.
+    assert [e.hook for e in shorten_hooks([a, b], 95)] == [a.hook, "one two three"]
+    assert [e.hook for e in shorten_hooks([a, b], 105)] == ["alpha beta gamma delta epsilon zeta eta", b.hook]
+    assert [e.hook for e in shorten_hooks([a, b], 10)] == [
+        "alpha beta gamma delta epsilon zeta eta",
+        "one two three",
+    ]
+
+
 def test_the_seed_as_shipped_reaches_a_2048_character_host_whole(tmp_path):
     index = rendered(SEED, tmp_path / "local")
     assert len(compose_instructions(index)) > 2048  # else this test pins nothing
@@ -237,7 +251,7 @@ def test_every_prefix_cut_still_starts_with_the_header_and_the_ask_first_rule():
     full = compose_instructions(INDEX, budget=2048)
     for cut in (200, 400, 800):
         assert full[:cut].startswith(HEADER)
-    assert "ask the user first" in full[: len(HEADER) + 300]
+    assert "Ask the user before deleting or overwriting data" in full[: len(HEADER) + 300]
 
 
 def test_a_tiny_budget_keeps_the_header():
