@@ -7,12 +7,12 @@ file order.
 
 Within a budget, the index is sent in a compact form rather than cut blind: the same header, the
 rules in their short wording, the index's headings and entries without its prose (which repeats
-the rules), and hooks shortened at clause boundaries (a ',' or ';' outside brackets, then
-trailing parentheticals), the longest line first, down to their first clause; room a whole-clause
-cut leaves over is given back from the top. Only when every hook is at its first clause and the
-entries still do not fit are whole entries dropped from the end, in the index's own order, with a
-note under the header saying how many were left out. The compaction works on parsed entries (id,
-hook, heading) alone.
+the rules), and hooks shortened, the longest line first: at clause boundaries (a ',' or ';'
+outside brackets, then trailing parentheticals) down to their first clause, and only if that is
+not enough, between words (marked "…", five words at least); room a cut leaves over is given back
+from the top. Only when every hook is at its shortest and the entries still do not fit are whole
+entries dropped from the end, in the index's own order, with a note under the header saying how
+many were left out. The compaction works on parsed entries (id, hook, heading) alone.
 
 §6: the handshake never shows an id the agent could guess, so the ``ignored:`` line is sent as a
 count; its ids are the agent's to read with ``read_doc("index")`` when it edits that line.
@@ -58,6 +58,7 @@ _PROTECTED_SUFFIX = re.compile(
 )
 _HEADING = re.compile(r"#{1,6}[ \t]")
 MIN_CLAUSE_WORDS = 3
+MIN_CUT_WORDS = 5  # a hook cut between words keeps at least this many
 
 
 @dataclass(frozen=True)
@@ -146,23 +147,44 @@ def entry_lines(entries: Sequence[Entry]) -> list[str]:
     return lines
 
 
+def word_cuts(hook: str) -> tuple[str, ...]:
+    """``hook`` cut at word boundaries, one word at a time, marked with an ellipsis, down to
+    MIN_CUT_WORDS words (a protected marker or @diff call is kept)."""
+    match = _PROTECTED_SUFFIX.search(hook)
+    suffix = match.group(0) if match else ""
+    words = hook[: len(hook) - len(suffix)].split()
+    return tuple(
+        " ".join(words[:count]).rstrip(",;:") + "…" + suffix
+        for count in range(len(words) - 1, MIN_CUT_WORDS - 1, -1)
+    )
+
+
 def shorten_hooks(entries: Sequence[Entry], budget: int) -> tuple[Entry, ...]:
     """Shorten hooks until the entries' lines total at most ``budget`` characters (newlines
-    counted), the longest line first; stops when every hook is at its shortest form."""
+    counted), the longest line first: at clause boundaries while any hook has one, then, if that is
+    not enough, at word boundaries. Room a cut leaves over is given back from the top."""
     current = list(entries)
-    variants = [hook_variants(entry.hook) for entry in entries]
+    variants = [list(hook_variants(entry.hook)) for entry in entries]
     step = [0] * len(current)
     total = sum(len(line) + 1 for line in entry_lines(current))
-    while total > budget:
-        cuttable = [n for n in range(len(current)) if step[n] + 1 < len(variants[n])]
-        if not cuttable:
-            break
-        # Longest line first; between equals, the later entry, so the top of the index keeps most.
-        n = max(cuttable, key=lambda k: (len(current[k].doc_id) + len(current[k].hook), k))
-        step[n] += 1
-        total -= len(current[n].hook) - len(variants[n][step[n]])
-        current[n] = replace(current[n], hook=variants[n][step[n]])
-    # A clause is cut whole, so the last cut can leave room: give it back from the top of the index.
+
+    def cut_while_over() -> None:
+        nonlocal total
+        while total > budget:
+            cuttable = [n for n in range(len(current)) if step[n] + 1 < len(variants[n])]
+            if not cuttable:
+                return
+            # Longest line first; between equals, the later entry, so the top of the index keeps most.
+            n = max(cuttable, key=lambda k: (len(current[k].doc_id) + len(current[k].hook), k))
+            step[n] += 1
+            total -= len(current[n].hook) - len(variants[n][step[n]])
+            current[n] = replace(current[n], hook=variants[n][step[n]])
+
+    cut_while_over()
+    if total > budget:
+        for forms in variants:
+            forms.extend(word_cuts(forms[-1]))
+        cut_while_over()
     for n in range(len(current)):
         while step[n] > 0 and total + len(variants[n][step[n] - 1]) - len(current[n].hook) <= budget:
             step[n] -= 1

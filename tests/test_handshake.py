@@ -26,6 +26,7 @@ from biopb_kernel_docs.handshake import (
     hook_variants,
     index_entries,
     shorten_hooks,
+    word_cuts,
 )
 from biopb_kernel_docs.index import ENTRY_CAP, NEW_TAIL_TITLE, parse_index
 from biopb_kernel_docs.ops import Docs
@@ -114,7 +115,8 @@ def assert_every_entry_arrives(text: str, index: str, budget: int) -> None:
     entries = parse_index(index).entries
     assert list(sent) == [e.doc_id for e in entries]
     for entry in entries:
-        assert sent[entry.doc_id] in hook_variants(entry.hook), entry.doc_id
+        clauses = hook_variants(entry.hook)
+        assert sent[entry.doc_id] in clauses + word_cuts(clauses[-1]), entry.doc_id
         assert len(sent[entry.doc_id].split()) >= 3, f"{entry.doc_id}'s hook no longer says when to read it"
 
 
@@ -168,10 +170,8 @@ def test_hooks_are_cut_longest_first_and_room_left_by_a_cut_is_given_back_from_t
     # 95: a's cut (7) is not enough, b's (31) is; then a's 7 fit again and it gets them back.
     assert [e.hook for e in shorten_hooks([a, b], 95)] == [a.hook, "one two three"]
     assert [e.hook for e in shorten_hooks([a, b], 105)] == ["alpha beta gamma delta epsilon zeta eta", b.hook]
-    assert [e.hook for e in shorten_hooks([a, b], 10)] == [
-        "alpha beta gamma delta epsilon zeta eta",
-        "one two three",
-    ]
+    # Nothing fits 10: every clause is cut, then a's first clause between words, down to five.
+    assert [e.hook for e in shorten_hooks([a, b], 10)] == ["alpha beta gamma delta epsilon…", "one two three"]
 
 
 def test_the_seed_as_shipped_reaches_a_2048_character_host_whole(tmp_path):
@@ -195,6 +195,29 @@ def test_a_23_entry_seed_with_short_hooks_reaches_a_2048_character_host_whole(tm
     assert "## Procedures\n- read-vendor-formats:" in text
 
 
+def test_the_seed_with_seven_more_procedures_and_its_long_hooks_still_arrives_whole(tmp_path):
+    """Filed before the hooks are shortened: some long hooks have no clause to cut, so they are
+    cut between words, marked with an ellipsis, rather than an entry left out."""
+    seed = parse_index((SEED / "index.md").read_text(encoding="utf-8"))
+    sections: dict[str, dict[str, str]] = {"## References": {}, "## Procedures": {}}
+    for entry in seed.entries:
+        heading = "## Procedures" if entry.doc_id not in SYNTHETIC_SEED["## References"] else "## References"
+        sections[heading][entry.doc_id] = entry.hook
+    new = {k: v for k, v in SYNTHETIC_SEED["## Procedures"].items() if k not in sections["## Procedures"]}
+    assert len(new) == 7
+    sections["## Procedures"].update(new)
+    ship_index(tmp_path / "shipped", sections)
+    index = rendered(tmp_path / "shipped", tmp_path / "local")
+    text = compose_instructions(index, 2048)
+    assert_every_entry_arrives(text, index, 2048)
+    assert len(parse_index(text).entries) == 23
+    assert "…" in text
+    assert word_cuts("one two three four five six, seven") == (
+        "one two three four five six…",
+        "one two three four five…",
+    )
+
+
 def test_at_the_cap_the_cut_keeps_the_index_order_and_counts_what_it_left_out(tmp_path):
     ship_index(tmp_path / "shipped", cap_sections())
     index = rendered(tmp_path / "shipped", tmp_path / "local")
@@ -211,7 +234,7 @@ def test_at_the_cap_the_cut_keeps_the_index_order_and_counts_what_it_left_out(tm
     ]
     hooks = {e.doc_id: e.hook for e in parse_index(index).entries}
     for entry in parse_index(text).entries:
-        assert entry.hook == hook_variants(hooks[entry.doc_id])[-1]
+        assert entry.hook == word_cuts(hook_variants(hooks[entry.doc_id])[-1])[-1]
 
 
 def test_a_budget_keeps_whole_lines_from_the_top_and_counts_what_it_left_out():
