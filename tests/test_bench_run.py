@@ -80,6 +80,9 @@ def test_bench_run_writes_one_record_per_case_arm_budget_and_trial(tmp_path):
     )
     assert (comparison["catalog_only"], comparison["ablated_only"], comparison["mcnemar_p"]) == (1, 0, 1.0)
     markdown = (tmp_path / "out" / "report.md").read_text()
-    assert "| lexical | full | 1/0 | 0/1 | 1/1 (100%) |" in markdown
+    assert (
+        "| lexical | full | 1/0 vs 0/1 | 1/1 (100%) | 1/1 (100%) | 0/1 | p = 1; +1.00 [+1.00, +1.00] |"
+        in markdown
+    )
     assert "1 expect only docs this tree does not ship (spectral-unmixing-x)" in markdown
     assert "| dark-corners | flatfield | ✓ flatfield | ✓ flatfield | ✗ — | ✗ — |" in markdown

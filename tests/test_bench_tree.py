@@ -22,7 +22,7 @@ from biopb_kernel_docs.bench.tree import (
     procedure_ids,
     setup_tree,
 )
-from biopb_kernel_docs.handshake import compose_instructions
+from biopb_kernel_docs.handshake import INLINED_TITLE, compose_instructions
 from biopb_kernel_docs.index import NEW_TAIL_TITLE, parse_index
 from biopb_kernel_docs.ops import Docs
 from biopb_kernel_docs.store import Store
@@ -136,3 +136,21 @@ async def test_bench_docs_true_shows_every_procedure_at_every_host(tmp_path, shi
         assert {e.doc_id for e in parse_index(compose_instructions(rendered, budget)).entries} >= set(
             PROCEDURES
         )
+
+
+async def test_the_inline_arm_sends_the_reference_docs_text_after_the_index(tmp_path, shipped):
+    done = subprocess.run(
+        [*SETUP, "--bench-docs=true", "--inline", "--shipped-dir", str(shipped), str(tmp_path / "arm")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert f"--inline-docs {','.join(REFERENCES)}" in done.stdout
+    instructions, _ = await _handshake_and_index(_server(done.stdout.strip()), tmp_path)
+    index_part, inlined = instructions.split(INLINED_TITLE)
+    assert _ids_in(index_part, PROCEDURES) == set(PROCEDURES)
+    for doc_id in REFERENCES:
+        assert f'### read_doc("{doc_id}")\n[{doc_id} · shipped · updated' in inlined
+    kernel = (SEED / "kernel.md").read_text(encoding="utf-8")
+    assert next(line for line in kernel.split("\n") if line.startswith("# ")) in inlined

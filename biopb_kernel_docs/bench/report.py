@@ -164,44 +164,40 @@ def render_markdown(report: dict[str, Any], cases: Sequence[Case]) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def _comparison_cell(comparison: dict[str, Any] | None) -> str:
+    if not comparison:
+        return "—"
+    low, high = comparison["interval_95"]
+    return f"p = {comparison['mcnemar_p']:.2g}; {comparison['difference']:+.2f} [{low:+.2f}, {high:+.2f}]"
+
+
 def _results_table(report: dict[str, Any], scope: str) -> list[str]:
-    rows = [
-        "| agent | budget | catalog passed/failed | ablated passed/failed | "
-        "catalog read the right doc first | catalog top-3 | "
-        "ablated records that read a procedure | McNemar p | difference [95% bootstrap] |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
     summary = {(s["agent"], s["budget"], s["arm"]): s for s in report["summary"] if s["scope"] == scope}
+    arms = [arm for arm in ("catalog", "ablated", "inline") if any(key[2] == arm for key in summary)]
+    others = [arm for arm in arms if arm != "catalog"]
     compared = {
-        (c["agent"], c["budget"]): c
-        for c in report["comparisons"]
-        if c["scope"] == scope and c["arms"][1] == "ablated"
+        (c["agent"], c["budget"], c["arms"][1]): c for c in report["comparisons"] if c["scope"] == scope
     }
+    rows = [
+        f"| agent | budget | passed/failed, {' vs '.join(arms)} | catalog read the right doc first | "
+        "catalog top-3 | ablated records that read a procedure | "
+        + " | ".join(f"catalog vs {arm}: McNemar p; difference [95% bootstrap]" for arm in others)
+        + " |",
+        "|---|---|---|---|---|---|" + "---|" * len(others),
+    ]
     for agent, budget in dict.fromkeys((a, b) for a, b, _ in summary):
-        catalog, ablated = summary.get((agent, budget, "catalog")), summary.get((agent, budget, "ablated"))
-        comparison = compared.get((agent, budget))
-        rows.append(
-            "| "
-            + " | ".join(
-                [
-                    agent,
-                    _budget_label(budget),
-                    f"{catalog['passed']}/{catalog['failed']}" if catalog else "—",
-                    f"{ablated['passed']}/{ablated['failed']}" if ablated else "—",
-                    _rate(catalog["top1"], catalog["records"]) if catalog else "—",
-                    _rate(catalog["top3"], catalog["records"]) if catalog and "top3" in catalog else "—",
-                    f"{ablated['read_a_procedure']}/{ablated['records']}" if ablated else "—",
-                    f"{comparison['mcnemar_p']:.2g}" if comparison else "—",
-                    (
-                        f"{comparison['difference']:+.2f} [{comparison['interval_95'][0]:+.2f}, "
-                        f"{comparison['interval_95'][1]:+.2f}]"
-                    )
-                    if comparison
-                    else "—",
-                ]
-            )
-            + " |"
-        )
+        row = {arm: summary.get((agent, budget, arm)) for arm in arms}
+        catalog, ablated = row.get("catalog"), row.get("ablated")
+        cells = [
+            agent,
+            _budget_label(budget),
+            " vs ".join(f"{r['passed']}/{r['failed']}" if r else "—" for r in row.values()),
+            _rate(catalog["top1"], catalog["records"]) if catalog else "—",
+            _rate(catalog["top3"], catalog["records"]) if catalog and "top3" in catalog else "—",
+            f"{ablated['read_a_procedure']}/{ablated['records']}" if ablated else "—",
+            *(_comparison_cell(compared.get((agent, budget, arm))) for arm in others),
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
     return rows
 
 
