@@ -137,8 +137,28 @@ def _add_mcp(subparsers) -> None:
     parser.add_argument(
         "--in-process", action="store_true", help="serve the store from this process, without a kernel"
     )
+    parser.add_argument(
+        "--inline-docs",
+        default="",
+        metavar="ID,ID",
+        help="docs whose text follows the index in the handshake (the bench's inline arm, §8 risk 1)",
+    )
     _add_store_options(parser)
     parser.set_defaults(operation=None, serve=True, parser=parser)
+
+
+def _add_bench(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "bench",
+        help="The §6 ablation bench: set up an arm's isolated tree, run cases through the MCP server.",
+        description="The §6 ablation bench (its own verbs: setup, run, relay; each has --help).",
+        epilog="examples:\n  biopb-kernel-docs bench setup --bench-docs=false /tmp/ablated\n"
+        "  biopb-kernel-docs bench run --cases benchmarks/ablation/cases.json --results /tmp/results",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
+    )
+    parser.add_argument("bench_arguments", nargs=argparse.REMAINDER)
+    parser.set_defaults(operation=None, bench=True, parser=parser)
 
 
 def _add_doctor(subparsers) -> None:
@@ -167,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
         if op.cli_verb:
             _add_operation(subparsers, op)
     _add_mcp(subparsers)
+    _add_bench(subparsers)
     _add_doctor(subparsers)
     return parser
 
@@ -238,6 +259,10 @@ def _run_operation(op: Operation, namespace: argparse.Namespace, traitlets_form:
     return _output(op, operations.run(docs, op.name, _arguments(op, namespace)), namespace)
 
 
+def _traitlets_tokens(traitlets_form: dict[str, str]) -> list[str]:
+    return [f"--DocStore.{name}={value}" for name, value in traitlets_form.items()]
+
+
 def _host_budgets(pairs: list[str]) -> dict[str, int]:
     from .handshake import KNOWN_HOST_BUDGETS
 
@@ -279,6 +304,7 @@ def _serve(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> Non
         host_budgets=budgets,
         poll_interval=namespace.poll_interval,
         local_fallback=None if namespace.existing or namespace.in_process else local,
+        inline_ids=tuple(doc_id.strip() for doc_id in namespace.inline_docs.split(",") if doc_id.strip()),
     ).run()
 
 
@@ -311,6 +337,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         if getattr(namespace, "serve", False):
             _serve(namespace, traitlets_form)
+            return
+        if getattr(namespace, "bench", False):
+            from .bench.cli import main as bench_main
+
+            bench_main([*namespace.bench_arguments, *_traitlets_tokens(traitlets_form)])
             return
         if getattr(namespace, "doctor", False):
             _doctor(namespace, traitlets_form)

@@ -82,8 +82,10 @@ class DocsBridge:
         host_budgets: dict[str, int] | None = None,
         poll_interval: float = 1.0,
         local_fallback: InProcessDocsClient | None = None,
+        inline_ids: tuple[str, ...] = (),
     ) -> None:
         self.kernel = kernel
+        self.inline_ids = inline_ids
         self.local_fallback = local_fallback
         self.instructions_budget = instructions_budget
         self.host_budgets = host_budgets or {}
@@ -162,10 +164,19 @@ class DocsBridge:
             view = await self._handshake_index()
         except DocsError as err:
             return compose_instructions(None, budget, problem=str(err))
-        rendering = render.index_text(view)
         if self._last_rendering is None:  # the baseline change notifications compare against
-            self._last_rendering = rendering
-        return compose_instructions(rendering, budget)
+            self._last_rendering = render.index_text(view)
+        return compose_instructions(view, budget, inlined=await self._inlined_docs())
+
+    async def _inlined_docs(self) -> list[tuple[str, str]]:
+        """§8 risk 1's fallback (the bench's inline arm): these docs' text follows the index."""
+        inlined = []
+        for doc_id in self.inline_ids:
+            try:
+                inlined.append((doc_id, render.text(await self.kernel.call("read_doc", id=doc_id))))
+            except DocsError as err:
+                inlined.append((doc_id, str(err)))
+        return inlined
 
     async def _handshake_index(self) -> IndexView:
         """The index from the kernel within HANDSHAKE_SECONDS; else, for a kernel of our own (same

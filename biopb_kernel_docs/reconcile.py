@@ -78,6 +78,7 @@ def index_view(store: Store, index: DocFile, parsed: ParsedIndex, notices: tuple
         entries=entries,
         headings=tuple(line for _, line in parsed.headings),
         ignored=parsed.ignored_in_order,
+        ignored_lines=parsed.ignored_line_numbers,
         new_shipped=new,
         stale=stale,
         entry_cap=ENTRY_CAP,
