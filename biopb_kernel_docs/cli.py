@@ -41,6 +41,7 @@ EXAMPLES = {
     "file": ["biopb-kernel-docs file segment-nuclei '## Procedures'"],
     "ignore": ["biopb-kernel-docs ignore deconvolution"],
     "config": ["biopb-kernel-docs config", "biopb-kernel-docs config --docs-local-dir ~/lab-docs"],
+    "doctor": ["biopb-kernel-docs doctor", "biopb-kernel-docs doctor --no-kernel"],
     "mcp": [
         "biopb-kernel-docs mcp",
         "biopb-kernel-docs mcp --existing /path/to/kernel-1234.json",
@@ -136,8 +137,42 @@ def _add_mcp(subparsers) -> None:
     parser.add_argument(
         "--in-process", action="store_true", help="serve the store from this process, without a kernel"
     )
+    parser.add_argument(
+        "--inline-docs",
+        default="",
+        metavar="ID,ID",
+        help="docs whose text follows the index in the handshake (the bench's inline arm, §8 risk 1)",
+    )
     _add_store_options(parser)
     parser.set_defaults(operation=None, serve=True, parser=parser)
+
+
+def _add_bench(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "bench",
+        help="The §6 ablation bench: set up an arm's isolated tree, run cases through the MCP server.",
+        description="The §6 ablation bench (its own verbs: setup, run, relay; each has --help).",
+        epilog="examples:\n  biopb-kernel-docs bench setup --bench-docs=false /tmp/ablated\n"
+        "  biopb-kernel-docs bench run --cases benchmarks/ablation/cases.json --results /tmp/results",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
+    )
+    parser.add_argument("bench_arguments", nargs=argparse.REMAINDER)
+    parser.set_defaults(operation=None, bench=True, parser=parser)
+
+
+def _add_doctor(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "doctor",
+        help="Check the installation (kernel config, server extension, panel, local dir, seed, a kernel).",
+        description="Check that every surface of biopb-kernel-docs is installed and working; each "
+        "failing check says how to fix it. Exits 1 when one fails.",
+        epilog=_examples("doctor"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--no-kernel", action="store_true", help="skip starting a kernel (the slowest check)")
+    _add_store_options(parser)
+    parser.set_defaults(operation=None, doctor=True, parser=parser)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -152,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
         if op.cli_verb:
             _add_operation(subparsers, op)
     _add_mcp(subparsers)
+    _add_bench(subparsers)
+    _add_doctor(subparsers)
     return parser
 
 
@@ -222,6 +259,10 @@ def _run_operation(op: Operation, namespace: argparse.Namespace, traitlets_form:
     return _output(op, operations.run(docs, op.name, _arguments(op, namespace)), namespace)
 
 
+def _traitlets_tokens(traitlets_form: dict[str, str]) -> list[str]:
+    return [f"--DocStore.{name}={value}" for name, value in traitlets_form.items()]
+
+
 def _host_budgets(pairs: list[str]) -> dict[str, int]:
     from .handshake import KNOWN_HOST_BUDGETS
 
@@ -263,7 +304,19 @@ def _serve(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> Non
         host_budgets=budgets,
         poll_interval=namespace.poll_interval,
         local_fallback=None if namespace.existing or namespace.in_process else local,
+        inline_ids=tuple(doc_id.strip() for doc_id in namespace.inline_docs.split(",") if doc_id.strip()),
     ).run()
+
+
+def _doctor(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> NoReturn:
+    from .doctor import report, run_checks
+
+    checks = run_checks(
+        resolve(_overrides(namespace, traitlets_form), "the command line"),
+        start_kernel=not namespace.no_kernel,
+    )
+    sys.stdout.write(report(checks))
+    raise SystemExit(0 if all(check.ok for check in checks) else 1)
 
 
 def _fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
@@ -285,6 +338,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         if getattr(namespace, "serve", False):
             _serve(namespace, traitlets_form)
             return
+        if getattr(namespace, "bench", False):
+            from .bench.cli import main as bench_main
+
+            bench_main([*namespace.bench_arguments, *_traitlets_tokens(traitlets_form)])
+            return
+        if getattr(namespace, "doctor", False):
+            _doctor(namespace, traitlets_form)
         output = _run_operation(namespace.operation, namespace, traitlets_form)
     except UsageError as err:
         _fail(namespace.parser, str(err))

@@ -9,7 +9,7 @@ doc, read as if it had none.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .ids import ID_PATTERN
@@ -21,6 +21,7 @@ _MAX_FRONTMATTER_LINES = 60
 _KEY_VALUE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(.*)")
 _H1 = re.compile(r"#[ \t]+(.+?)[ \t#]*")
 _CODE_FENCE = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
+_FENCE_STARTS = frozenset(" `~")
 _DESCRIPTION_LIMIT = 200
 
 FieldValue = str | tuple[str, ...]
@@ -92,7 +93,9 @@ def parse_frontmatter(text: str) -> Frontmatter:
     return Frontmatter(fields, text[position:])
 
 
-def prose_lines(lines: list[str], state: dict[str, int | None] | None = None) -> Iterator[tuple[int, str]]:
+def prose_lines(
+    lines: Iterable[str], state: dict[str, int | None] | None = None
+) -> Iterator[tuple[int, str]]:
     """``(number, line)`` for the lines outside fenced code blocks (markdown's own rule).
 
     When the walk ends, ``state["unclosed_fence"]`` holds the line where a fence that never
@@ -102,7 +105,7 @@ def prose_lines(lines: list[str], state: dict[str, int | None] | None = None) ->
     opened: int | None = None
     for number, line in enumerate(lines):
         if fence is None:
-            match = _CODE_FENCE.match(line)
+            match = _CODE_FENCE.match(line) if line[:1] in _FENCE_STARTS else None
             if match:
                 fence, opened = match.group(1), number
             else:
@@ -125,22 +128,31 @@ LINK = re.compile(rf"\[\[({ID_PATTERN})\]\]")
 
 def links_of(text: str) -> tuple[str, ...]:
     """The ``[[id]]`` links a doc makes, in order, each once (code included: §5 has one syntax)."""
-    return tuple(dict.fromkeys(LINK.findall(text)))
+    return tuple(dict.fromkeys(LINK.findall(text))) if "[[" in text else ()
 
 
-def first_h1(body: str | list[str]) -> str | None:
+def iter_lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` one at a time: a reader that stops early never splits the rest."""
+    start = 0
+    while (end := text.find("\n", start)) != -1:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
+def first_h1(body: str) -> str | None:
     """The text of the first level-one ATX heading outside code, or None."""
-    for _, line in prose_lines(body.split("\n") if isinstance(body, str) else body):
+    for _, line in prose_lines(iter_lines(body)):
         match = _H1.fullmatch(line.rstrip())
         if match:
             return match.group(1).strip()
     return None
 
 
-def first_paragraph(body: str | list[str], limit: int = _DESCRIPTION_LIMIT) -> str:
+def first_paragraph(body: str, limit: int = _DESCRIPTION_LIMIT) -> str:
     """The first prose paragraph on one line, cut at ``limit`` characters on a word boundary."""
     paragraph: list[str] = []
-    for _, line in prose_lines(body.split("\n") if isinstance(body, str) else body):
+    for _, line in prose_lines(iter_lines(body)):
         stripped = line.strip()
         is_skippable = stripped.startswith(("#", "<!--", "|")) or stripped in ("---", "***", "___")
         if not stripped or is_skippable:
@@ -171,9 +183,8 @@ def describe(doc_id: str, text: str, parsed: Frontmatter | None = None) -> DocIn
     ``parsed`` is ``parse_frontmatter(text)`` when the caller has it already.
     """
     parsed = parsed or parse_frontmatter(text)
-    lines = parsed.body.split("\n")
-    title = first_h1(lines) or doc_id
-    description = " ".join((parsed.text("description") or "").split()) or first_paragraph(lines)
+    title = first_h1(parsed.body) or doc_id
+    description = " ".join((parsed.text("description") or "").split()) or first_paragraph(parsed.body)
     return DocInfo(
         title=title,
         description=description or title,

@@ -25,7 +25,7 @@ _ID_RE = re.compile(ID_PATTERN)
 
 ID_RULES = (
     "An id is one or more names joined by '/', each of letters, digits, '_', '-' and '.', starting "
-    "with a letter, digit or '_' (for example 'flatfield' or 'my-lab/nuclei-protocol'), without '.md'."
+    "with a letter, digit or '_' (for example 'kernel' or 'my-lab/nuclei-protocol'), without '.md'."
 )
 
 # Names Windows reserves in every directory, with or without an extension.
@@ -77,9 +77,7 @@ def check_doc_id(doc_id: object) -> str:
     if doc_id.lower().endswith(DOC_SUFFIX) and _problem(doc_id[: -len(DOC_SUFFIX)]) is None:
         hint = f" Ids carry no '.md': use {doc_id[: -len(DOC_SUFFIX)]!r}."
     elif "@" in doc_id:
-        hint = (
-            f" The only view suffix is '@{DIFF_VIEW}', and only reads accept it ({read_diff('flatfield')})."
-        )
+        hint = f" The only view suffix is '@{DIFF_VIEW}', and only reads accept it ({read_diff('data')})."
     raise InvalidDocId(f"Invalid doc id {doc_id!r}: {problem}.{hint} {ID_RULES}")
 
 
@@ -90,7 +88,7 @@ def split_view(requested: object) -> tuple[str, str | None]:
         if view != DIFF_VIEW:
             raise InvalidDocId(
                 f"Unknown view '@{view}' in {requested!r}. The only view is '@{DIFF_VIEW}', as in "
-                f"{read_diff('flatfield')}, which diffs a local copy against its shipped text."
+                f"{read_diff('data')}, which diffs a local copy against its shipped text."
             )
         return check_doc_id(doc_id), view
     return check_doc_id(requested), None
@@ -111,8 +109,15 @@ def relative_doc_path(doc_id: str) -> PurePosixPath:
     return PurePosixPath(doc_id + DOC_SUFFIX)
 
 
+# Lower-case names of letters, digits and '-', not too long: the shape of nearly every id, which
+# none of _problem's rules can refuse (a device name needs upper case or is at most 6 letters).
+_PLAIN_ID = re.compile(r"[a-z0-9][a-z0-9-]{6,60}(?:/[a-z0-9][a-z0-9-]{6,60})*")
+
+
 def is_valid_doc_id(doc_id: str) -> bool:
     """True for an id a file can carry: valid and not a collection."""
+    if len(doc_id) <= MAX_ID_LENGTH and _PLAIN_ID.fullmatch(doc_id):
+        return True
     return _problem(doc_id) is None and not is_collection_id(doc_id)
 
 

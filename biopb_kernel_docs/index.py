@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 from .errors import EditRefused, LimitExceeded
 from .frontmatter import scan_prose
@@ -27,10 +28,10 @@ IGNORED_PREFIX = "ignored:"
 
 _ENTRY = re.compile(rf"[ \t]*[-*+][ \t]+({ID_PATTERN}):(?:[ \t]+(.*))?")
 _HEADING = re.compile(r"(#{1,6})[ \t]+\S")
+_ENTRY_STARTS = frozenset(" \t-*+")
 
 
-@dataclass(frozen=True)
-class IndexEntry:
+class IndexEntry(NamedTuple):  # a tuple: a render builds 200 of them
     doc_id: str
     hook: str
     line_number: int
@@ -64,15 +65,19 @@ def parse_index(text: str) -> ParsedIndex:
     headings: list[tuple[int, str]] = []
     heading: str | None = None
     for number, line in prose:
-        if line.startswith(IGNORED_PREFIX):
+        first = line[:1]  # cheap dispatch: most lines are prose, and need no pattern at all
+        if first == "i" and line.startswith(IGNORED_PREFIX):
             ignored_line_numbers.append(number)
             for token in re.split(r"[\s,]+", line[len(IGNORED_PREFIX) :]):
                 if token and is_id_shaped(token):
                     ignored[token] = None
             continue
-        if _HEADING.match(line):
-            heading = line.strip()
-            headings.append((number, heading))
+        if first == "#":
+            if _HEADING.match(line):
+                heading = line.strip()
+                headings.append((number, heading))
+            continue
+        if first not in _ENTRY_STARTS:
             continue
         match = _ENTRY.fullmatch(line.rstrip())
         if match:

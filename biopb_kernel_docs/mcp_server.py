@@ -82,8 +82,10 @@ class DocsBridge:
         host_budgets: dict[str, int] | None = None,
         poll_interval: float = 1.0,
         local_fallback: InProcessDocsClient | None = None,
+        inline_ids: tuple[str, ...] = (),
     ) -> None:
         self.kernel = kernel
+        self.inline_ids = inline_ids
         self.local_fallback = local_fallback
         self.instructions_budget = instructions_budget
         self.host_budgets = host_budgets or {}
@@ -92,6 +94,7 @@ class DocsBridge:
         self._bus = InMemorySubscriptionBus()
         self._handshake_subscribers: set[Any] = set()
         self._last_rendering: str | None = None
+        self._listed_ids: tuple[str, ...] | None = None  # None: watch every local directory
         self.server = self._build()
 
     # -- the server ------------------------------------------------------------------------------
@@ -161,10 +164,19 @@ class DocsBridge:
             view = await self._handshake_index()
         except DocsError as err:
             return compose_instructions(None, budget, problem=str(err))
-        rendering = render.index_text(view)
         if self._last_rendering is None:  # the baseline change notifications compare against
-            self._last_rendering = rendering
-        return compose_instructions(rendering, budget)
+            self._last_rendering = render.index_text(view)
+        return compose_instructions(view, budget, inlined=await self._inlined_docs())
+
+    async def _inlined_docs(self) -> list[tuple[str, str]]:
+        """§8 risk 1's fallback (the bench's inline arm): these docs' text follows the index."""
+        inlined = []
+        for doc_id in self.inline_ids:
+            try:
+                inlined.append((doc_id, render.text(await self.kernel.call("read_doc", id=doc_id))))
+            except DocsError as err:
+                inlined.append((doc_id, str(err)))
+        return inlined
 
     async def _handshake_index(self) -> IndexView:
         """The index from the kernel within HANDSHAKE_SECONDS; else, for a kernel of our own (same
@@ -218,9 +230,11 @@ class DocsBridge:
 
     async def _notify_if_index_changed(self) -> None:
         try:
-            rendering = render.index_text(await self.kernel.call("index", as_session=self.watch_session))
+            view = await self.kernel.call("index", as_session=self.watch_session)
         except DocsError:
             return
+        self._listed_ids = tuple(e.id for e in view.entries if not e.collection)
+        rendering = render.index_text(view)
         if self._last_rendering is not None and rendering != self._last_rendering:
             await self._bus.publish(ResourceUpdated(uri=INDEX_URI))
             for session in list(self._handshake_subscribers):
@@ -240,11 +254,11 @@ class DocsBridge:
             except DocsError as err:
                 log.warning("not watching the index for outside edits yet (retrying): %s", err)
                 await anyio.sleep(max(self.poll_interval, 5.0))
-        seen = store.fingerprint()  # before the first comparison, so no edit falls between the two
+        seen = store.fingerprint(self._listed_ids)  # before the first comparison: no edit falls between
         await self._notify_if_index_changed()
         while True:
             await anyio.sleep(self.poll_interval)
-            current = store.fingerprint()
+            current = store.fingerprint(self._listed_ids)
             if current != seen:
                 seen = current
                 await self._notify_if_index_changed()

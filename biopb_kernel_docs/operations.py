@@ -69,7 +69,7 @@ hides a shipped doc).
 local copies a release may have left behind.
 - read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
 edits with the release's).
-- Ids look like "flatfield" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
+- Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
 when the step you are on depends on it.
 """
 
@@ -99,7 +99,7 @@ the ignored: line.
 - Limits: 300 lines per doc, 200 index entries.
 """
 
-_ID = Parameter("id", "id", True, 'A doc id such as "flatfield" or "my-lab/nuclei"; "index" is the index.')
+_ID = Parameter("id", "id", True, 'A doc id such as "kernel" or "my-lab/nuclei"; "index" is the index.')
 _IF_MATCH = Parameter(
     "if_match", "sha", False, "The sha256 of the text this write is based on; refused if it changed since."
 )
@@ -124,15 +124,10 @@ def _reviewing(docs: Docs) -> ReviewedDocs:
 
 
 def _handshake(docs: Docs, arguments: Mapping[str, Any]) -> HandshakeView:
-    from .handshake import compose_instructions
-    from .render import index_text
+    from .handshake import handshake
 
     budget = arguments.get("budget")
-    budget = int(budget) if budget is not None else None
-    view = docs.index()
-    text = compose_instructions(index_text(view), budget)
-    left_out = tuple(e.id for e in view.entries if f"- {e.id}:" not in text)
-    return HandshakeView(budget, text, len(text), left_out)
+    return handshake(docs.index(), int(budget) if budget is not None else None)
 
 
 def _config(docs: Docs, _: Mapping[str, Any]) -> ConfigView:

@@ -37,7 +37,7 @@ def new_shipped_ids(shipped: list[str], parsed: ParsedIndex) -> list[str]:
 
 
 def _marker(store: Store, shipped: frozenset[str], doc_id: str) -> Marker | None:
-    if is_collection_id(doc_id) or doc_id == INDEX_ID:
+    if doc_id == INDEX_ID or is_collection_id(doc_id):
         return None
     local = store.exists(Tier.LOCAL, doc_id)
     # Banked ids are not in the listing; an entry naming one (a promotion) is probed.
@@ -78,6 +78,7 @@ def index_view(store: Store, index: DocFile, parsed: ParsedIndex, notices: tuple
         entries=entries,
         headings=tuple(line for _, line in parsed.headings),
         ignored=parsed.ignored_in_order,
+        ignored_lines=parsed.ignored_line_numbers,
         new_shipped=new,
         stale=stale,
         entry_cap=ENTRY_CAP,

@@ -52,12 +52,19 @@ def _tail(title: str, instruction: str, items: list[str]) -> list[str]:
     return ["", title, instruction, *items] if items else []
 
 
-def index_text(view: IndexView, surface: Surface = Surface.AGENT) -> str:
-    """The index file plus markers and both tails (§2), as the handshake carries it."""
+def index_text(view: IndexView, surface: Surface = Surface.AGENT, *, ignored_as_count: bool = False) -> str:
+    """The index file plus markers and both tails (§2). ``ignored_as_count`` (the handshake, §6:
+    it never shows an id the agent could guess) writes each ``ignored:`` line as its count."""
     lines = view.text.split("\n")
     for entry in view.entries:
         if entry.marker:
             lines[entry.line] = f"{lines[entry.line].rstrip()} {MARKERS[entry.marker]}"
+    if ignored_as_count and view.ignored:
+        first, *others = view.ignored_lines
+        lines[first] = f"ignored: {len(view.ignored)} shipped docs, not listed here"
+        for number in others:
+            lines[number] = None
+        lines = [line for line in lines if line is not None]
     while lines and not lines[-1].strip():
         lines.pop()
     lines = [*view.notices, *([""] if view.notices else []), *lines]

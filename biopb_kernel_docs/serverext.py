@@ -9,6 +9,7 @@ MCP server, an editor), found by polling the store's fingerprint.
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from tornado.ioloop import PeriodicCallback
 from .config import DocStore
 from .errors import DocsError
 from .handlers import handlers
-from .ids import INDEX_ID
+from .ids import INDEX_ID, is_valid_doc_id
+from .index import parse_index
 from .review import ReviewedDocs
 from .store import Store, Tier
 
@@ -36,6 +38,8 @@ class DocsService:
         self.event_logger = event_logger
         self._callers: dict[str, ReviewedDocs] = {}
         self._lock = threading.Lock()
+        self._index_stat: tuple[int, int, int] | None = None
+        self._listed: tuple[str, ...] = ()
         self._seen = self._fingerprint()
 
     def docs_for(self, user: str) -> ReviewedDocs:
@@ -45,7 +49,24 @@ class DocsService:
             return self._callers[user]
 
     def _fingerprint(self) -> dict[str, tuple[int, int, int]]:
-        return {path: rest for path, *rest in self.store.fingerprint(every_local_file=True)}
+        return {path: rest for path, *rest in self.store.fingerprint(self._listed_ids())}
+
+    def _listed_ids(self) -> tuple[str, ...]:
+        """The index's entries, parsed again only when index.md's stat moved."""
+        try:
+            status = os.stat(self.store.local_dir / "index.md")
+            key = (status.st_mtime_ns, status.st_size, status.st_ino)
+        except OSError:
+            key = None
+        if key != self._index_stat:
+            self._index_stat = key
+            try:
+                index = self.store.read(Tier.LOCAL, INDEX_ID)
+            except DocsError:
+                index = None
+            entries = parse_index(index.text).entries if index else ()
+            self._listed = tuple(e.doc_id for e in entries if is_valid_doc_id(e.doc_id))
+        return self._listed
 
     def changed(self) -> None:
         """Look now (a write just landed) rather than at the next poll."""

@@ -18,7 +18,7 @@ import os
 import stat
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cached_property
@@ -35,6 +35,8 @@ LOCK_TIMEOUT_SECONDS = 30
 TEMP_PREFIX, TEMP_SUFFIX = ".tmp-", ".part"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_ABSENT = object()
 _NEW_FILE_MODE = 0o666  # the process umask applies, as for any file the user creates
 
 Fingerprint = tuple[tuple[str, int, int, int], ...]
@@ -80,23 +82,30 @@ def _kind_of(mode: int) -> str:
 
 
 def _not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
+    if stat.S_ISDIR(mode):
+        return UnreadableDoc(
+            f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
+        )
     return UnreadableDoc(
         f"{path} is {_kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
         "never reads or replaces it."
     )
 
 
-def _read_regular(path: str) -> tuple[bytes, os.stat_result]:
+def _read_regular(path: str, extra_flags: int = 0) -> tuple[bytes, os.stat_result]:
     """The bytes of ``path``, opened so that a FIFO or device can never block the read."""
-    fd = os.open(path, _READ_FLAGS)
+    fd = os.open(path, _READ_FLAGS | extra_flags)
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise _not_a_doc_file(path, status.st_mode)
-        chunks = []
-        while chunk := os.read(fd, max(status.st_size, 1 << 16)):
-            chunks.append(chunk)
-        return b"".join(chunks), status
+        data = os.read(fd, status.st_size + 1)  # one read when the size is right, as it nearly always is
+        if len(data) > status.st_size:  # the file grew since the fstat: read the rest
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data, status
     finally:
         os.close(fd)
 
@@ -156,6 +165,7 @@ class Store:
         self._root_paths = {Tier.SHIPPED: str(self.shipped_dir), Tier.LOCAL: str(self.local_dir)}
         self._lock = TierLock(os.path.join(self._root_paths[Tier.LOCAL], LOCK_NAME), LOCK_TIMEOUT_SECONDS)
         self._swept: set[str] = set()
+        self._shipped_cache: tuple[tuple[tuple[str, int], ...], list[str]] | None = None
         self._local_dir_known = False
         if not self.shipped_dir.is_dir():
             raise StoreUnavailable(
@@ -226,6 +236,13 @@ class Store:
 
     def exists(self, tier: Tier, doc_id: str) -> bool:
         """Whether ``doc_id`` has a regular file in ``tier``; an id that escapes its tier has none."""
+        if "/" not in doc_id:  # one lstat; only a link needs the full probe (it may lead outside)
+            try:
+                mode = os.lstat(self._root_paths[tier] + os.sep + doc_id + DOC_SUFFIX).st_mode
+            except OSError:
+                return False
+            if not stat.S_ISLNK(mode):
+                return stat.S_ISREG(mode)
         try:
             status = self._probe(tier, doc_id)[1]
         except (InvalidDocId, UnreadableDoc):
@@ -236,21 +253,22 @@ class Store:
 
     def read(self, tier: Tier, doc_id: str) -> DocFile | None:
         """The doc's file in ``tier``, or None when there is none."""
-        path, status = self._probe(tier, doc_id)
-        if status is None:
+        read = self._read_flat(tier, doc_id) if "/" not in doc_id else None
+        if read is None:
+            path, status = self._probe(tier, doc_id)
+            if status is None:
+                return None
+            if not stat.S_ISREG(status.st_mode):
+                raise _not_a_doc_file(path, status.st_mode)
+            try:
+                read = path, *_read_regular(path)
+            except FileNotFoundError:
+                return None  # removed between the probe and the read
+            except OSError as err:
+                raise UnreadableDoc(f"Cannot read {path}: {err.strerror}. Check its permissions.") from err
+        elif read is _ABSENT:
             return None
-        if stat.S_ISDIR(status.st_mode):
-            raise UnreadableDoc(
-                f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
-            )
-        if not stat.S_ISREG(status.st_mode):
-            raise _not_a_doc_file(path, status.st_mode)
-        try:
-            data, status = _read_regular(path)
-        except FileNotFoundError:
-            return None  # removed between the probe and the read
-        except OSError as err:
-            raise UnreadableDoc(f"Cannot read {path}: {err.strerror}. Check its permissions.") from err
+        path, data, status = read
         try:
             raw = data.decode("utf-8")
         except UnicodeDecodeError as err:
@@ -271,6 +289,18 @@ class Store:
             mode=stat.S_IMODE(status.st_mode),
         )
 
+    def _read_flat(self, tier: Tier, doc_id: str):
+        """A flat id's file read without a probe first (open refuses to follow a link): its path,
+        bytes and stat; ``_ABSENT``; or None for anything unusual (a link, a socket, no access),
+        which the full probe then examines and explains."""
+        path = self._root_paths[tier] + os.sep + doc_id + DOC_SUFFIX
+        try:
+            return (path, *_read_regular(path, _NO_FOLLOW))
+        except (FileNotFoundError, NotADirectoryError):
+            return _ABSENT
+        except OSError:
+            return None
+
     def _walk_ids(self, tier: Tier) -> Iterator[str]:
         root = self._root_paths[tier]
         for directory, subdirectories, files in os.walk(root):
@@ -284,13 +314,33 @@ class Store:
                 if doc_id != INDEX_ID and is_valid_doc_id(doc_id):
                     yield doc_id
 
+    def _shipped_listing(self) -> list[str]:
+        """Every shipped id, sorted. The listing is kept while no shipped directory's mtime moves
+        (adding, removing or renaming a file moves it): one stat per directory instead of a walk.
+        A directory changed in the last two seconds is never trusted this way, since a second
+        change within the clock's granularity would leave its mtime as it was."""
+        if self._shipped_cache is not None:
+            directories, listing = self._shipped_cache
+            if all(_mtime_ns(path) == mtime for path, mtime in directories):
+                return listing
+        directories = []
+        for directory, subdirectories, _ in os.walk(self._root_paths[Tier.SHIPPED]):
+            subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+            directories.append((directory, _mtime_ns(directory)))
+        listing = sorted(self._walk_ids(Tier.SHIPPED))
+        settled = time.time_ns() - 2_000_000_000
+        self._shipped_cache = (
+            (tuple(directories), listing) if all(m < settled for _, m in directories) else None
+        )
+        return listing
+
     def shipped_ids(self) -> list[str]:
         """Shipped ids the reconciliation tail may list (§1: the one place banked ids are left out)."""
-        return sorted(doc_id for doc_id in self._walk_ids(Tier.SHIPPED) if not is_banked(doc_id))
+        return [doc_id for doc_id in self._shipped_listing() if not is_banked(doc_id)]
 
     def all_shipped_ids(self) -> list[str]:
         """Every shipped doc, banked ones included (the manifest and packaging checks use this)."""
-        return sorted(self._walk_ids(Tier.SHIPPED))
+        return list(self._shipped_listing())
 
     def local_ids(self) -> list[str]:
         """Every local doc, indexed or not; never the index, the manifest or other hidden files."""
@@ -376,22 +426,38 @@ class Store:
 
     # -- change detection ------------------------------------------------------------------------
 
-    def fingerprint(self, *, every_local_file: bool = False) -> Fingerprint:
-        """A cheap summary that moves whenever the rendered index can change.
+    def fingerprint(self, local_ids: Iterable[str] | None = None) -> Fingerprint:
+        """A cheap summary that moves whenever the rendered index, or a listed doc, can change.
 
-        The rendering depends on index.md, on which doc files exist (every store write is a
-        rename, which moves its directory's mtime), on the shipped docs' text and on the
-        manifest. ``every_local_file`` adds each local file, for watchers that show doc bodies.
+        The rendering depends on index.md, the manifest, the shipped docs' text, and which local
+        files exist (every store write is a rename, which moves its directory's mtime). With
+        ``local_ids`` (the index's entries) only the local files that can matter are watched:
+        those ids' and every shipped id's, and their directories, so a tier full of unlisted
+        files costs nothing; their stats also move when a listed doc's text is edited in place.
+        Without, every local directory is watched.
         """
         local, shipped = self._root_paths[Tier.LOCAL], self._root_paths[Tier.SHIPPED]
         paths = [os.path.join(local, f"{INDEX_ID}{DOC_SUFFIX}"), os.path.join(local, MANIFEST_NAME)]
-        for root, with_files in ((local, every_local_file), (shipped, True)):
-            for directory, subdirectories, names in os.walk(root):
+        for directory, subdirectories, names in os.walk(shipped):
+            subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
+            paths.append(directory)
+            paths += [os.path.join(directory, n) for n in names if not n.startswith(".")]
+        if local_ids is None:
+            for directory, subdirectories, _ in os.walk(local):
                 subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
                 paths.append(directory)
-                if with_files:
-                    paths += [os.path.join(directory, n) for n in names if not n.startswith(".")]
+        else:
+            watched = sorted({*local_ids, *self.all_shipped_ids()})
+            files = [local + os.sep + doc_id + DOC_SUFFIX for doc_id in watched]
+            paths += sorted({local, *(os.path.dirname(f) for f in files)}) + files
         return tuple(_stat_summary(path) for path in paths)
+
+
+def _mtime_ns(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1
 
 
 def _stat_summary(path: str) -> tuple[str, int, int, int]:

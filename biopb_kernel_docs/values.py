@@ -66,6 +66,7 @@ class IndexView:
     entries: tuple[IndexEntryView, ...]
     headings: tuple[str, ...]
     ignored: tuple[str, ...]
+    ignored_lines: tuple[int, ...]  # 0-based lines of index.md that start with ignored:
     new_shipped: tuple[TailItem, ...]
     stale: tuple[TailItem, ...]
     entry_cap: int

@@ -56,9 +56,15 @@ class Execution:
 class Kernel:
     """One started kernel and a blocking client for it."""
 
-    def __init__(self, home: Path, arguments: tuple[str, ...] = (), kernel_name: str = "python3") -> None:
+    def __init__(
+        self,
+        home: Path | None,
+        arguments: tuple[str, ...] = (),
+        kernel_name: str = "python3",
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.manager = KernelManager(kernel_name=kernel_name)
-        self.manager.start_kernel(extra_arguments=list(arguments), env=kernel_env(home))
+        self.manager.start_kernel(extra_arguments=list(arguments), env=env or kernel_env(home))
         self.client = self.manager.client()
         self.client.start_channels()
         self.client.wait_for_ready(timeout=60)

@@ -339,17 +339,20 @@ async def _event_where(jp_serverapp, trigger, matches, within: float = 5.0) -> d
 
 async def test_edits_on_disk_are_pushed_as_events(jp_fetch, jp_serverapp, server_tiers):
     await _api(jp_fetch, "index")
+    index = server_tiers.local_text("index")
+    server_tiers.put_local("index", index + "- lab/planned: a doc the agent will write\n")
+    await _event_where(jp_serverapp, lambda: None, lambda d: "index" in d["ids"])
 
     def create_on_disk():
-        server_tiers.put_local("lab/from-an-editor", "# Typed in an editor\n")
+        server_tiers.put_local("lab/planned", "# Written in an editor\n")
 
-    data = await _event_where(jp_serverapp, create_on_disk, lambda d: "lab/from-an-editor" in d["ids"])
-    assert data["what"] == "index"  # a new file can change the index's markers
+    data = await _event_where(jp_serverapp, create_on_disk, lambda d: "lab/planned" in d["ids"])
+    assert data["what"] == "index"  # a listed doc appearing changes its (missing) marker
 
     def edit_on_disk():
-        (server_tiers.local / "lab/from-an-editor.md").write_text("# Typed in an editor\n\nMore.\n")
+        (server_tiers.local / "lab/planned.md").write_text("# Written in an editor\n\nMore.\n")
 
-    data = await _event_where(jp_serverapp, edit_on_disk, lambda d: "lab/from-an-editor" in d["ids"])
+    data = await _event_where(jp_serverapp, edit_on_disk, lambda d: "lab/planned" in d["ids"])
     assert data["what"] == "doc"
 
 

@@ -1,38 +1,304 @@
+"""The handshake (§3): what a budgeted host receives, at the seed, at ~23 entries and at the cap."""
+
 from __future__ import annotations
 
-from biopb_kernel_docs.handshake import HEADER, RULES, budget_for, compose_instructions
+import json
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
+import anyio
+import pytest
+from mcp import StdioServerParameters
+
+from biopb_kernel_docs.handshake import (
+    COMPACT_RULES,
+    COMPACT_TAIL_TITLES,
+    HEADER,
+    INLINED_TITLE,
+    RULES,
+    Entry,
+    budget_for,
+    compose_instructions,
+    entry_lines,
+    hook_variants,
+    index_entries,
+    shorten_hooks,
+    word_cuts,
+)
+from biopb_kernel_docs.index import ENTRY_CAP, parse_index
+from biopb_kernel_docs.ops import Docs
+from biopb_kernel_docs.render import NEW_TAIL_TITLE
+from biopb_kernel_docs.store import Store
+from biopb_kernel_docs.values import IndexEntryView, IndexView
+
+from .bench_support import START_TIMEOUT, session_on
+from .kernels import kernel_env
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "seed"
 INDEX = "# Docs\n\n## References\n" + "".join(f"- doc-{n:03d}: what doc {n} is for\n" for n in range(100))
+# The initialize request Claude Code 2.0.73 sends, as logged in cl-ai-project/cl-mcp issue #26.
+CLAUDE_CODE_INITIALIZE = {
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"roots": {}},
+        "clientInfo": {"name": "claude-code", "version": "2.0.73"},
+    },
+    "jsonrpc": "2.0",
+    "id": 0,
+}
+# A seed-like index of 23 entries, as the seed will be once hooks are at most 90 characters with a
+# first clause that stands alone and seven more procedures are filed (written here, not copied).
+SYNTHETIC_SEED = {
+    "## References": {
+        "kernel": "before running code in the shared kernel; what it holds, where work runs, long jobs",
+        "data": "before touching an image array; axis order, dtype, lazy pyramids, pixel size",
+        "requirements": "a procedure needs a package the kernel lacks, or has at the wrong version",
+        "authoring": "write down a procedure that worked, so the next session can re-run it",
+    },
+    "## Procedures": {
+        "read-vendor-formats": "open a microscope file with its metadata; CZI, ND2, LIF, OME-TIFF",
+        "flatfield": "my images are darker at the corners or on one side; correct the shading",
+        "background-subtraction": "remove the haze or glow under my cells before measuring intensities",
+        "stitch-tiles": "stitch overlapping tiles into one image; tile scans, grids and mosaics",
+        "drift-correction": "the field slides across my time-lapse; register the frames",
+        "deconvolution": "my widefield or confocal image is blurry; sharpen it with a PSF",
+        "bleach-correction": "my signal fades over the time-lapse; correct the photobleaching",
+        "spectral-unmixing": "my channels bleed into each other; unmix overlapping fluorophores",
+        "segment-nuclei": "find and outline the nuclei in a DAPI or Hoechst image; count them",
+        "segment-cells": "outline whole cells from a membrane or cytoplasm stain",
+        "segment-3d": "segment objects in a 3-D stack as volumes, not slice by slice",
+        "split-touching-objects": "separate touching nuclei or cells that came out as one object",
+        "count-foci": "count the spots or foci in each nucleus or cell; γH2AX, 53BP1, FISH dots",
+        "track-objects": "follow my cells through the time-lapse; tracks, speeds, lineages",
+        "colocalization": "measure whether two channels colocalize in each cell; Pearson, Manders",
+        "measure-physical-units": "measure sizes, shapes and intensities of objects in µm, µm², µm³",
+        "segmentation-qc": "check whether a segmentation is good enough to measure from",
+        "batch-process": "run the same analysis over a folder of files, one after another",
+        "save-results": "save my results as tables, masks and images that others can open",
+    },
+}
+
+
+def ship_index(shipped: Path, sections: dict[str, dict[str, str]], prose: str = "") -> None:
+    """A shipped tier whose index lists ``sections`` (heading -> id -> hook), each doc a small file."""
+    shipped.mkdir(parents=True)
+    text = f"# biopb docs\n\n{prose}\n"
+    for heading, entries in sections.items():
+        text += f"\n{heading}\n" + "".join(f"- {doc_id}: {hook}\n" for doc_id, hook in entries.items())
+        for doc_id in entries:
+            path = shipped / f"{doc_id}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"# {doc_id}\n\nThe doc {doc_id}.\n", encoding="utf-8")
+    (shipped / "index.md").write_text(text + "\nignored:\n", encoding="utf-8")
+
+
+def cap_sections() -> dict[str, dict[str, str]]:
+    hooks = {
+        f"lab/protocol-{n:03d}": f"the lab's protocol {n} for one kind of sample, validated on the {n} set; "
+        "with its caveats and the numbers it was checked on"
+        for n in range(ENTRY_CAP)
+    }
+    return {"## Procedures": hooks}
+
+
+def rendered(shipped: Path, local: Path) -> IndexView:
+    return Docs(Store(shipped, local, "1")).index()
+
+
+def view_of(text: str) -> IndexView:
+    """An index file as the loader would see it with nothing missing and nothing new."""
+    parsed = parse_index(text)
+    entries = tuple(
+        IndexEntryView(e.doc_id, e.hook, e.heading, e.line_number, None, e.doc_id.endswith("/"))
+        for e in parsed.entries
+    )
+    return IndexView(
+        text=text,
+        sha256="",
+        updated="",
+        path="",
+        tier="local",
+        entries=entries,
+        headings=tuple(line for _, line in parsed.headings),
+        ignored=parsed.ignored_in_order,
+        ignored_lines=parsed.ignored_line_numbers,
+        new_shipped=(),
+        stale=(),
+        entry_cap=ENTRY_CAP,
+        notices=(),
+    )
+
+
+def assert_every_entry_arrives(text: str, index: IndexView, budget: int) -> None:
+    """Every entry of ``index`` (tails included) is in ``text`` with a hook form of its own, in order."""
+    assert len(text) <= budget
+    sent = {e.doc_id: e.hook for e in parse_index(text).entries}
+    entries = index_entries(index)
+    assert list(sent) == [e.doc_id for e in entries]
+    for entry in entries:
+        clauses = hook_variants(entry.hook)
+        assert sent[entry.doc_id] in clauses + word_cuts(clauses[-1]), entry.doc_id
+        assert len(sent[entry.doc_id].split()) >= 3, f"{entry.doc_id}'s hook no longer says when to read it"
+
+
+# -- the full form -----------------------------------------------------------------------------------
 
 
 def test_full_instructions_put_header_rules_then_the_index():
-    text = compose_instructions(INDEX)
+    text = compose_instructions(view_of(INDEX))
     assert text.split("\n")[: 1 + len(RULES)] == [HEADER, *RULES]
     assert text.endswith(INDEX.rstrip("\n"))
 
 
+def test_the_ignored_line_is_sent_as_a_count_never_as_ids():
+    index = view_of("# Docs\n\n## Procedures\n- kept: a listed doc\n\nignored: flatfield, stitch-tiles\n")
+    for budget in (None, 2048, 300):
+        text = compose_instructions(index, budget)
+        assert "flatfield" not in text
+        assert "stitch-tiles" not in text
+    assert "ignored: 2 shipped docs, not listed here" in compose_instructions(index)
+    assert compose_instructions(view_of("# Docs\n\nignored:\n")).endswith("\nignored:")
+
+
+# -- the compact form ----------------------------------------------------------------------------------
+
+
+def test_hooks_are_cut_at_clause_boundaries_outside_brackets():
+    hook = "my images are darker at the corners; correct the shading (vignetting, falloff)"
+    assert hook_variants(hook) == (
+        hook,
+        "my images are darker at the corners",
+    )
+    # A list comma is no clause boundary; a parenthetical goes once no clause is left to drop.
+    assert hook_variants("find, count and outline the nuclei in a DNA stain (DAPI, Hoechst)") == (
+        "find, count and outline the nuclei in a DNA stain (DAPI, Hoechst)",
+        "find, count and outline the nuclei in a DNA stain",
+    )
+    assert hook_variants("fix the shading, fast (missing)") == (
+        "fix the shading, fast (missing)",
+        "fix the shading (missing)",
+    )
+    assert hook_variants('shipped text changed, read it — read_doc("x@diff")') == (
+        'shipped text changed, read it — read_doc("x@diff")',
+        'shipped text changed — read_doc("x@diff")',
+    )
+
+
+def test_hooks_are_cut_longest_first_and_room_left_by_a_cut_is_given_back_from_the_top():
+    a = Entry("a", "alpha beta gamma delta epsilon zeta eta, theta", "## P")  # the longer line
+    b = Entry("b", "one two three, four five six seven eight nine", "## P")  # the longer clause
+    assert sum(len(line) + 1 for line in entry_lines([a, b])) == 108  # the heading line counts
+    # 95: a's cut (7) is not enough, b's (31) is; then a's 7 fit again and it gets them back.
+    assert [e.hook for e in shorten_hooks([a, b], 95)] == [a.hook, "one two three"]
+    assert [e.hook for e in shorten_hooks([a, b], 105)] == ["alpha beta gamma delta epsilon zeta eta", b.hook]
+    # Nothing fits 10: every clause is cut, then a's first clause between words, down to five.
+    assert [e.hook for e in shorten_hooks([a, b], 10)] == ["alpha beta gamma delta epsilon…", "one two three"]
+
+
+def test_the_seed_as_shipped_reaches_a_2048_character_host_whole(tmp_path):
+    index = rendered(SEED, tmp_path / "local")
+    assert len(compose_instructions(index)) > 2048  # else this test pins nothing
+    text = compose_instructions(index, 2048)
+    assert_every_entry_arrives(text, index, 2048)
+    assert text.split("\n")[: 1 + len(COMPACT_RULES)] == [HEADER, *COMPACT_RULES]
+    assert "This copy is cut" not in text
+
+
+def test_a_23_entry_seed_with_short_hooks_reaches_a_2048_character_host_whole(tmp_path):
+    assert sum(map(len, SYNTHETIC_SEED.values())) == 23
+    assert max(len(hook) for hooks in SYNTHETIC_SEED.values() for hook in hooks.values()) <= 90
+    ship_index(tmp_path / "shipped", SYNTHETIC_SEED, prose="Read the reference docs before non-trivial work.")
+    index = rendered(tmp_path / "shipped", tmp_path / "local")
+    assert len(compose_instructions(index)) > 2048
+    text = compose_instructions(index, 2048)
+    assert_every_entry_arrives(text, index, 2048)
+    assert "## References\n- kernel:" in text
+    assert "## Procedures\n- read-vendor-formats:" in text
+
+
+def test_a_hook_with_no_clause_left_to_cut_is_cut_between_words_and_marked():
+    assert word_cuts("one two three four five six, seven") == (
+        "one two three four five six…",
+        "one two three four five…",
+    )
+
+
+def test_at_the_cap_the_cut_keeps_the_index_order_and_counts_what_it_left_out(tmp_path):
+    ship_index(tmp_path / "shipped", cap_sections())
+    index = rendered(tmp_path / "shipped", tmp_path / "local")
+    text = compose_instructions(index, 2048)
+    assert len(text) <= 2048
+    lines = text.split("\n")
+    sent = [e.doc_id for e in parse_index(text).entries]
+    assert sent == [f"lab/protocol-{n:03d}" for n in range(len(sent))]
+    assert 5 < len(sent) < ENTRY_CAP
+    assert lines[:2] == [
+        HEADER,
+        f"This copy is cut to fit this host: {ENTRY_CAP - len(sent)} index entries are left out below; "
+        'read_doc("index") has them all.',
+    ]
+    hooks = {e.id: e.hook for e in index.entries}
+    for entry in parse_index(text).entries:
+        assert entry.hook == word_cuts(hook_variants(hooks[entry.doc_id])[-1])[-1]
+
+
 def test_a_budget_keeps_whole_lines_from_the_top_and_counts_what_it_left_out():
-    text = compose_instructions(INDEX, budget=1500)
+    text = compose_instructions(view_of(INDEX), budget=1500)
     assert len(text) <= 1500
     lines = text.split("\n")
-    assert lines[0] == HEADER
     kept = sum(line.startswith("- doc-") for line in lines)
-    assert lines[1] == (
+    assert lines[:2] == [
+        HEADER,
         f"This copy is cut to fit this host: {100 - kept} index entries are left out below; "
-        'read_doc("index") has them all.'
+        'read_doc("index") has them all.',
+    ]
+    assert all(line in INDEX.split("\n") for line in lines[3 + len(COMPACT_RULES) :])
+
+
+def test_tails_keep_what_they_ask_in_the_compact_form():
+    entries = [Entry("a", "first doc", "## Procedures"), Entry("new-one", "a new doc", NEW_TAIL_TITLE)]
+    assert entry_lines(entries) == [
+        "## Procedures",
+        "- a: first doc",
+        COMPACT_TAIL_TITLES[NEW_TAIL_TITLE],
+        "- new-one: a new doc",
+    ]
+    assert "ignored:" in COMPACT_TAIL_TITLES[NEW_TAIL_TITLE]
+
+
+def test_entries_know_their_heading_and_skip_code_blocks():
+    index = "# T\n- top: before any section\n## A\n- a: one\n```\n- fake: in code\n```\n## B\n- b: two\n"
+    assert index_entries(view_of(index)) == (
+        Entry("top", "before any section", "# T"),
+        Entry("a", "one", "## A"),
+        Entry("b", "two", "## B"),
     )
-    assert all(line in INDEX.split("\n") for line in lines[2 + len(RULES) :])
 
 
 def test_every_prefix_cut_still_starts_with_the_header_and_the_ask_first_rule():
-    full = compose_instructions(INDEX, budget=2048)
+    full = compose_instructions(view_of(INDEX), budget=2048)
     for cut in (200, 400, 800):
         assert full[:cut].startswith(HEADER)
-    assert "always ask the user first" in full[: len(HEADER) + 300]
+    assert "Ask the user before deleting or overwriting data" in full[: len(HEADER) + 300]
 
 
 def test_a_tiny_budget_keeps_the_header():
-    assert compose_instructions(INDEX, budget=len(HEADER) + 5).startswith(HEADER)
+    assert compose_instructions(view_of(INDEX), budget=len(HEADER) + 5).startswith(HEADER)
+
+
+def test_inlined_docs_follow_the_index_and_are_cut_first():
+    bodies = [("kernel", "# Kernel\n\nWhat the kernel holds.\n"), ("data", "# Data\n\n" + "axes\n" * 400)]
+    text = compose_instructions(view_of(INDEX), inlined=bodies)
+    assert text.startswith(compose_instructions(view_of(INDEX)) + f"\n\n{INLINED_TITLE}\n\n")
+    assert '### read_doc("kernel")\n# Kernel\n\nWhat the kernel holds.' in text
+    assert text.endswith("axes")
+    cut = compose_instructions(view_of(INDEX), 2048, inlined=bodies)
+    assert cut == compose_instructions(view_of(INDEX), 2048)
 
 
 def test_an_index_that_could_not_load_says_why_and_how_to_retry():
@@ -49,3 +315,93 @@ def test_budget_is_chosen_by_declared_client_name():
     assert budget_for("Claude-Code", budgets) == 2048
     assert budget_for("cursor", budgets) is None
     assert budget_for(None, budgets) is None
+
+
+# -- through the real server --------------------------------------------------------------------------
+
+
+def server_argv(local: Path, shipped: Path) -> list[str]:
+    return [
+        sys.executable,
+        *("-m", "biopb_kernel_docs", "mcp"),
+        *("--docs-local-dir", str(local), "--shipped-dir", str(shipped)),
+    ]
+
+
+def _replay_once(argv: list[str], home: Path, request: dict, errlog) -> dict | None:
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errlog, env=kernel_env(home), text=True
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True)
+    reader.start()
+    reply = None
+    try:
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        reply = json.loads(lines.get(timeout=START_TIMEOUT))
+    except queue.Empty:
+        process.kill()
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+        reader.join(timeout=10)
+        process.stdout.close()
+    return reply
+
+
+def replay_initialize(home: Path, argv: list[str], request: dict) -> dict:
+    """Send one recorded initialize line to the server on stdin; its reply line, parsed."""
+    home.mkdir(exist_ok=True)
+    log = home / "server.log"
+    with log.open("w") as errlog:
+        reply = _replay_once(argv, home, request, errlog)
+    if reply is None:
+        raise AssertionError(f"no reply to initialize; the server's stderr:\n{log.read_text()[-2000:]}")
+    assert reply["id"] == request["id"], reply
+    return reply["result"]
+
+
+def test_a_replayed_claude_code_initialize_gets_every_seed_entry(tmp_path):
+    result = replay_initialize(
+        tmp_path / "home", server_argv(tmp_path / "local", SEED), CLAUDE_CODE_INITIALIZE
+    )
+    index = rendered(SEED, tmp_path / "other")
+    assert_every_entry_arrives(result["instructions"], index, 2048)
+
+
+def test_a_replayed_claude_code_initialize_at_the_cap_is_cut_and_says_so(tmp_path):
+    ship_index(tmp_path / "shipped", cap_sections())
+    argv = server_argv(tmp_path / "local", tmp_path / "shipped")
+    text = replay_initialize(tmp_path / "home", argv, CLAUDE_CODE_INITIALIZE)["instructions"]
+    assert len(text) <= 2048
+    sent = [e.doc_id for e in parse_index(text).entries]
+    assert sent == [f"lab/protocol-{n:03d}" for n in range(len(sent))]
+    assert text.split("\n")[1].startswith(f"This copy is cut to fit this host: {ENTRY_CAP - len(sent)} ")
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_2026_discover_result_is_never_cached_past_an_index_edit(tmp_path):
+    """SDK 2.3 marks server/discover and resources/read cacheable; the server leaves both at the
+    default hint (ttl 0, private), so a client re-discovers and sees an edit at once."""
+    (tmp_path / "home").mkdir()
+    argv = server_argv(tmp_path / "local", SEED)
+    params = StdioServerParameters(command=argv[0], args=argv[1:], env=kernel_env(tmp_path / "home"))
+    async with session_on(params, tmp_path, modern=True) as (session, first):
+        assert session.protocol_version == "2026-07-28"
+        assert (first.ttl_ms, first.cache_scope) == (0, "private")
+        resource = await session.read_resource("docs://index")
+        assert (resource.ttl_ms, resource.cache_scope) == (0, "private")
+        assert "- lab/fresh:" not in first.instructions
+        await session.call_tool(
+            "write_doc", {"id": "lab/fresh", "body": "# Fresh\n\nA doc filed just now.\n"}
+        )
+        with anyio.fail_after(30):
+            again = await session.send_discover(session.protocol_version)  # on the wire, no memo
+        assert (again["ttlMs"], again["cacheScope"]) == (0, "private")
+        assert "- lab/fresh: A doc filed just now." in again["instructions"]

@@ -86,3 +86,20 @@ def test_file_names_map_to_ids_and_non_docs_to_none():
     assert id_from_relative_path(PurePosixPath("lab/nuclei.md")) == "lab/nuclei"
     assert id_from_relative_path(PurePosixPath("notes.txt")) is None
     assert id_from_relative_path(PurePosixPath("bad name.md")) is None
+
+
+def test_the_fast_path_for_plain_ids_agrees_with_every_rule():
+    from biopb_kernel_docs.ids import _problem, is_valid_doc_id
+
+    samples = [
+        "flatfield",
+        "segment-nuclei",
+        "a" * 61,
+        "lab/" + "b" * 61,
+        "/".join(["c" * 61] * 4),
+        "con",
+        "nul",
+    ]
+    samples += ["con-fluent", "lpt1", "lab/com1", "x" * 201, "segment-nuclei/", "aaaaaaa/bbbbbbb"]
+    for doc_id in samples:
+        assert is_valid_doc_id(doc_id) == (_problem(doc_id) is None and not doc_id.endswith("/")), doc_id

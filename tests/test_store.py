@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -347,3 +348,30 @@ def test_temp_files_left_by_killed_writers_are_swept_by_the_next_write(tiers):
         (tiers.local / "lab" / f".tmp-dead{n}.part").write_text("half a write")
     tiers.docs().write_doc("lab/two", body="# Two\n")  # a new process's first writes into both dirs
     assert sorted(p.name for p in tiers.local.rglob(".tmp-*")) == []
+
+
+def test_the_shipped_listing_follows_an_upgrade_even_when_kept_between_reads(tiers):
+    an_hour_ago = time.time() - 3600
+    os.utime(tiers.shipped, (an_hour_ago, an_hour_ago))  # a settled tier: its listing is kept
+    store = tiers.store()
+    assert "deconvolution" not in store.shipped_ids()
+    assert store._shipped_cache is not None
+    tiers.ship("deconvolution", "# Deconvolution\n")
+    assert "deconvolution" in store.shipped_ids()
+    (tiers.shipped / "deconvolution.md").unlink()
+    assert "deconvolution" not in store.shipped_ids()
+
+
+def test_a_fingerprint_of_the_listed_docs_ignores_unlisted_files_and_sees_listed_edits(tiers):
+    tiers.docs().index()
+    tiers.put_local("lab/listed", "# Listed\n")
+    (tiers.local / "junk").mkdir()
+    store = tiers.store()
+    before = store.fingerprint(["lab/listed"])
+    tiers.put_local("junk/stray", "# A file nothing lists\n")
+    assert store.fingerprint(["lab/listed"]) == before
+    (tiers.local / "lab/listed.md").write_text("# Listed, edited in place\n")
+    assert store.fingerprint(["lab/listed"]) != before
+    shadow = store.fingerprint(["lab/listed"])
+    tiers.put_local("data", "# A new local copy of a shipped doc\n")  # a shadow can feed the stale tail
+    assert store.fingerprint(["lab/listed"]) != shadow

@@ -1,0 +1,92 @@
+"""``biopb-kernel-docs doctor`` on a working install and on broken ones, with the fix it prints applied."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .kernels import kernel_env, write_profile_config
+
+
+def _doctor(home: Path, tiers, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "biopb_kernel_docs",
+            "doctor",
+            "--shipped-dir",
+            str(tiers.shipped),
+            "--docs-local-dir",
+            str(tiers.local),
+            *extra,
+        ],
+        env=kernel_env(home),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _line(done: subprocess.CompletedProcess, check: str) -> str:
+    return next(line for line in done.stdout.splitlines() if line[5:].startswith(check + ":"))
+
+
+def test_a_working_install_passes_the_kernel_server_seed_and_local_checks(tmp_path, tiers):
+    done = _doctor(tmp_path, tiers)
+    for check in ("kernel config", "server extension", "local docs", "shipped seed", "kernel"):
+        assert _line(done, check).startswith("ok   "), done.stdout
+
+
+def test_a_profile_that_drops_the_extension_is_found_and_its_fix_works(tmp_path, tiers):
+    write_profile_config(tmp_path, "c.InteractiveShellApp.extra_extensions = ['autoreload']\n")
+    done = _doctor(tmp_path, tiers)
+    assert done.returncode == 1
+    assert _line(done, "kernel config").startswith("FAIL kernel config: ")
+    assert "profile_default/ipython_kernel_config.py sets InteractiveShellApp.extra_extensions" in done.stdout
+    assert _line(done, "kernel").startswith("FAIL kernel: a new python3 kernel started without the magics")
+    fix = next(line for line in done.stdout.splitlines() if line.strip().startswith("fix: append instead"))
+    assert 'c.InteractiveShellApp.extra_extensions.append("biopb_kernel_docs")' in fix
+    write_profile_config(
+        tmp_path,
+        "c.InteractiveShellApp.extra_extensions = ['autoreload']\n"
+        'c.InteractiveShellApp.extra_extensions.append("biopb_kernel_docs")\n',
+    )
+    fixed = _doctor(tmp_path, tiers)
+    assert _line(fixed, "kernel config").startswith("ok   ")
+    assert _line(fixed, "kernel").startswith("ok   ")
+
+
+def test_a_disabled_server_extension_is_found_and_its_fix_works(tmp_path, tiers):
+    config = tmp_path / ".jupyter" / "jupyter_server_config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"biopb_kernel_docs": False}}}))
+    done = _doctor(tmp_path, tiers, "--no-kernel")
+    assert _line(done, "server extension") == f"FAIL server extension: disabled in {config}"
+    assert "fix: set biopb_kernel_docs to true in that file's ServerApp.jpserver_extensions" in done.stdout
+    config.write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"biopb_kernel_docs": True}}}))
+    assert _line(_doctor(tmp_path, tiers, "--no-kernel"), "server extension").startswith("ok   ")
+
+
+def test_an_unusable_local_dir_is_reported_with_where_to_move_it(tmp_path, tiers):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "biopb_kernel_docs",
+            "doctor",
+            "--no-kernel",
+            "--docs-local-dir",
+            str(blocker / "docs"),
+        ],
+        env=kernel_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert _line(done, "local docs").startswith(f"FAIL local docs: {blocker / 'docs'} cannot be created")
+    assert "fix: point DocStore.docs_local_dir at a writable directory" in done.stdout
