@@ -127,8 +127,13 @@ LINK = re.compile(rf"\[\[({ID_PATTERN})\]\]")
 
 
 def links_of(text: str) -> tuple[str, ...]:
-    """The ``[[id]]`` links a doc makes, in order, each once (code included: §5 has one syntax)."""
-    return tuple(dict.fromkeys(LINK.findall(text))) if "[[" in text else ()
+    """The ``[[id]]`` links a doc's prose makes, in order, each once (a ``[[x]]`` in code is code)."""
+    if "[[" not in text:
+        return ()
+    if "```" not in text and "~~~" not in text:
+        return tuple(dict.fromkeys(LINK.findall(text)))
+    found = (link for _, line in prose_lines(iter_lines(text)) for link in LINK.findall(line))
+    return tuple(dict.fromkeys(found))
 
 
 def iter_lines(text: str) -> Iterator[str]:

@@ -301,16 +301,16 @@ class Docs:
             now = "no longer exists" if base is None else "has changed"
             raise StaleWrite(
                 f"{doc_id!r} {now} since the text this write was based on ({argument('if_match')} "
-                f"{if_match[:12]}…). Nothing was written. {read(doc_id)} to see the current text, then "
-                "write again from it."
+                f"{if_match[:12]}…). Nothing was written. {read(doc_id)} shows the current text: write "
+                "again from it."
             )
         served = self._served.get(doc_id)
         if not implicit or served is None or base is None or base.sha256 == served:
             return
         raise StaleWrite(
             f"{doc_id!r} changed on disk since you last read it, so a full body from that reading would "
-            f"overwrite someone else's edit. Nothing was written. {read(doc_id)} to see the current text "
-            f"and write again, or use {write_replace(doc_id)}, which only touches the text it quotes."
+            f"overwrite someone else's edit. Nothing was written. {read(doc_id)} shows the current text "
+            f"to write again from; {write_replace(doc_id)} only touches the text it quotes."
         )
 
     def _write_index(self, index: DocFile, after: str) -> FileChange:

@@ -76,11 +76,14 @@ _CLI = {
     "replace": lambda i: f"biopb-kernel-docs write {i} --old-file OLD --new-file NEW",
     "argument": lambda name: f"--{name.replace('_', '-')}" + ("" if name == "if_match" else "-file"),
 }
+# Phrases stand where a call does ("X lists them all", "create it with X"): noun phrases.
 _PANEL = {
-    "read": lambda i: "the Docs panel's index" if i == "index" else f"{i} in the Docs panel",
-    "diff": lambda i: f"Show diff on {i} in the Docs panel",
-    "body": lambda i: f"Edit on {i} in the Docs panel",
-    "replace": lambda i: f"Edit on {i} in the Docs panel",
+    "read": lambda i: (
+        "the Kernel Docs panel's index" if i == "index" else f"opening {i} in the Kernel Docs panel"
+    ),
+    "diff": lambda i: f"the diff of {i} (Show diff in the Kernel Docs panel)",
+    "body": lambda i: f"the editor of {i} in the Kernel Docs panel",
+    "replace": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "argument": lambda name: {"body": "the text", "old": "the old text", "new": "the new text"}.get(
         name, name
     ),

@@ -119,7 +119,7 @@ def test_if_match_refuses_a_write_based_on_stale_text_and_changes_nothing(tiers)
     done = _run("write", "mine", "--body-file", "-", "--if-match", sha, *_tier_args(tiers), stdin="# Mine\n")
     assert done.returncode == 1
     assert "has changed since the text this write was based on (--if-match" in done.stderr
-    assert "biopb-kernel-docs read mine to see the current text" in done.stderr
+    assert "biopb-kernel-docs read mine shows the current text" in done.stderr
     assert tiers.local_text("mine") == "# Mine\n\nsomeone else's edit\n"
     fresh = _run("read", "mine", "--sha", *_tier_args(tiers)).stdout.strip()
     done = _run(

@@ -73,3 +73,11 @@ def test_describe_prefers_frontmatter_and_falls_back_to_id():
     bare = describe("bare-id", "")
     assert bare.title == "bare-id"
     assert bare.description == "bare-id"
+
+
+def test_links_are_the_prose_links_in_order_each_once():
+    from biopb_kernel_docs.frontmatter import links_of
+
+    text = "See [[data]] and [[kernel]].\n\n```python\nprint('[[not-a-link]]')\n```\nThen [[data]] again.\n"
+    assert links_of(text) == ("data", "kernel")
+    assert links_of("no links here") == ()

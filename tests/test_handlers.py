@@ -102,7 +102,7 @@ async def test_a_stale_write_is_a_409_with_the_stores_message_and_changes_nothin
     refusal = await _json(response)
     assert refusal["kind"] == "StaleWrite"
     assert "has changed since the text this write was based on" in refusal["message"]
-    assert "mine in the Docs panel to see the current text" in refusal["message"]
+    assert "opening mine in the Kernel Docs panel shows the current text" in refusal["message"]
     assert server_tiers.local_text("mine") == "# Mine\n\nthe agent's edit\n"
 
 

@@ -113,7 +113,7 @@ def test_a_body_cell_over_a_doc_changed_since_the_user_read_it_is_refused(kernel
     result = kernel.run("%%write_doc lab/guarded\n# Guarded\n\nfrom the stale reading\n")
     assert result.error["ename"] == "UsageError"
     assert "changed on disk since you last read it" in result.error["evalue"]
-    assert "%read_doc lab/guarded to see the current text" in result.error["evalue"]
+    assert "%read_doc lab/guarded shows the current text" in result.error["evalue"]
     assert module_tiers.local_text("lab/guarded") == "# Guarded\n\nan edit made elsewhere\n"
 
 

@@ -377,7 +377,7 @@ async def test_a_body_write_from_a_stale_read_is_refused_through_an_mcp_session(
         result = await session.call_tool("write_doc", {"id": "lab/guarded", "body": "# Guarded\n\nstale\n"})
         assert result.is_error
         assert "changed on disk since you last read it" in text_of(result)
-        assert 'read_doc("lab/guarded") to see the current text' in text_of(result)
+        assert 'read_doc("lab/guarded") shows the current text' in text_of(result)
     assert tiers.local_text("lab/guarded") == "# Guarded\n\nan edit made by the user\n"
 
 
