@@ -1,0 +1,58 @@
+"""Installing as a user would: build the sdist and wheel, then a fresh environment from the wheel."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from .kernels import kernel_env
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run(
+        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
+    return out
+
+
+def test_python_m_build_makes_an_sdist_and_a_wheel_that_twine_accepts(dist):
+    built = sorted(p.name for p in dist.iterdir())
+    assert built == ["biopb_kernel_docs-0.1.0-py3-none-any.whl", "biopb_kernel_docs-0.1.0.tar.gz"]
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("twine")), "check", "--strict", *map(str, dist.iterdir())],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASSED") == 2
+
+
+def test_a_fresh_environment_from_the_wheel_passes_every_doctor_check(dist, tmp_path):
+    environment = tmp_path / "venv"
+    venv.create(environment, with_pip=True)
+    python = environment / "bin" / "python"
+    (wheel,) = dist.glob("*.whl")
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], check=True, timeout=900)
+    done = subprocess.run(
+        [str(environment / "bin" / "biopb-kernel-docs"), "doctor"],
+        env={**kernel_env(tmp_path / "home"), "PATH": f"{environment / 'bin'}:/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for check in ("kernel config", "server extension", "panel", "local docs", "shipped seed", "kernel"):
+        assert f"ok   {check}:" in done.stdout, done.stdout
+    assert str(environment / "share/jupyter/labextensions/biopb-kernel-docs") in done.stdout
