@@ -17,7 +17,6 @@ import hashlib
 import os
 import stat
 import time
-import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -25,19 +24,22 @@ from functools import cached_property
 from pathlib import Path
 
 from .errors import InvalidDocId, StoreUnavailable, UnreadableDoc
+from .files import (
+    NO_FOLLOW,
+    TEMP_PREFIX,
+    TEMP_SUFFIX,
+    atomic_write,
+    not_a_doc_file,
+    read_regular,
+    write_failure,
+)
 from .ids import DOC_SUFFIX, ID_RULES, INDEX_ID, is_banked, is_valid_doc_id
 from .lock import TierLock
-from .phrases import read
 
 LOCK_NAME = ".lock"
 MANIFEST_NAME = ".shipped-manifest.json"
 LOCK_TIMEOUT_SECONDS = 30
-TEMP_PREFIX, TEMP_SUFFIX = ".tmp-", ".part"
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _ABSENT = object()
-_NEW_FILE_MODE = 0o666  # the process umask applies, as for any file the user creates
 
 Fingerprint = tuple[tuple[str, int, int, int], ...]
 
@@ -67,92 +69,6 @@ class DocFile:
 
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"
-
-
-def _not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
-    if stat.S_ISDIR(mode):
-        return UnreadableDoc(
-            f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
-        )
-    return UnreadableDoc(
-        f"{path} is {_kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
-        "never reads or replaces it."
-    )
-
-
-def _read_regular(path: str, extra_flags: int = 0) -> tuple[bytes, os.stat_result]:
-    """The bytes of ``path``, opened so that a FIFO or device can never block the read."""
-    fd = os.open(path, _READ_FLAGS | extra_flags)
-    try:
-        status = os.fstat(fd)
-        if not stat.S_ISREG(status.st_mode):
-            raise _not_a_doc_file(path, status.st_mode)
-        data = os.read(fd, status.st_size + 1)  # one read when the size is right, as it nearly always is
-        if len(data) > status.st_size:  # the file grew since the fstat: read the rest
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 16):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        return data, status
-    finally:
-        os.close(fd)
-
-
-def _fsync_directory(directory: str) -> None:
-    # Windows cannot open a directory; there the rename itself is what is durable.
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def atomic_write(path: str | os.PathLike[str], data: bytes, mode: int | None = None) -> None:
-    """Replace ``path`` with ``data`` so that no reader or crash ever sees a partial file.
-
-    ``mode`` keeps an existing file's permissions; a new file gets the usual ones (umask applied).
-    """
-    path = os.fspath(path)
-    directory = os.path.dirname(path)
-    temp = os.path.join(directory, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
-    fd = os.open(temp, _TEMP_FLAGS, _NEW_FILE_MODE if mode is None else mode)
-    try:
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)  # the umask may have narrowed it
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    _fsync_directory(directory)
-
-
-def _write_failure(path: str, err: OSError) -> StoreUnavailable:
-    what = "The disk is full" if err.errno == errno.ENOSPC else err.strerror
-    return StoreUnavailable(
-        f"Could not write {path}: {what}. Nothing was changed; check that the local docs directory "
-        "is writable and has space (DocStore.docs_local_dir moves it)."
-    )
 
 
 class Store:
@@ -259,9 +175,9 @@ class Store:
             if status is None:
                 return None
             if not stat.S_ISREG(status.st_mode):
-                raise _not_a_doc_file(path, status.st_mode)
+                raise not_a_doc_file(path, status.st_mode)
             try:
-                read = path, *_read_regular(path)
+                read = path, *read_regular(path)
             except FileNotFoundError:
                 return None  # removed between the probe and the read
             except OSError as err:
@@ -295,7 +211,7 @@ class Store:
         which the full probe then examines and explains."""
         path = self._root_paths[tier] + os.sep + doc_id + DOC_SUFFIX
         try:
-            return (path, *_read_regular(path, _NO_FOLLOW))
+            return (path, *read_regular(path, NO_FOLLOW))
         except (FileNotFoundError, NotADirectoryError):
             return _ABSENT
         except OSError:
@@ -379,7 +295,7 @@ class Store:
                 self._sweep_temp_files(directory)
                 atomic_write(path, data, mode)
             except OSError as err:
-                raise _write_failure(path, err) from err
+                raise write_failure(path, err) from err
         return DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode)
 
     def _sweep_temp_files(self, directory: str) -> None:
@@ -407,7 +323,7 @@ class Store:
     def read_state(self, name: str) -> bytes | None:
         """A hidden bookkeeping file of the local tier (never a doc), or None when absent or unusable."""
         try:
-            return _read_regular(os.path.join(self._root_paths[Tier.LOCAL], *name.split("/")))[0]
+            return read_regular(os.path.join(self._root_paths[Tier.LOCAL], *name.split("/")))[0]
         except (OSError, UnreadableDoc):
             return None
 
@@ -422,7 +338,7 @@ class Store:
                 self._sweep_temp_files(directory)
                 atomic_write(path, data)
             except OSError as err:
-                raise _write_failure(path, err) from err
+                raise write_failure(path, err) from err
 
     # -- change detection ------------------------------------------------------------------------
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from biopb_kernel_docs import store as store_module
+from biopb_kernel_docs import files as files_module
 from biopb_kernel_docs.errors import InvalidDocId, StoreUnavailable, UnreadableDoc
-from biopb_kernel_docs.store import Store, Tier, atomic_write
+from biopb_kernel_docs.files import atomic_write
+from biopb_kernel_docs.store import Store, Tier
 
 
 def _snapshot(root):
@@ -132,7 +133,7 @@ def test_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path, monkeypatch
     def broken_replace(source, destination):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store_module.os, "replace", broken_replace)
+    monkeypatch.setattr(files_module.os, "replace", broken_replace)
     with pytest.raises(OSError, match="No space"):
         atomic_write(target, b"new")
     assert target.read_bytes() == b"old"

@@ -3,9 +3,9 @@
 An ``execute_request`` costs ipykernel about 7 ms whatever it runs, which would make every tool
 call several times slower than the store itself. So the bridge uses one execute_request (on a
 subshell) to start this channel inside the kernel process: a thread serving a ZeroMQ ROUTER on
-loopback, answering the same JSON requests as ``kernel_api.dispatch``. Every message is signed
+loopback, answering the same frames as ``kernel_side.dispatch``. Every message is signed
 with the kernel's own connection key (jupyter_client's ``Session``), so only a holder of the
-connection file can call it, exactly as for the kernel's own channels; it runs the four store
+connection file can call it, exactly as for the kernel's own channels; it runs the operation list's
 operations and nothing else. Being a thread of its own, it also answers while the main shell is
 busy, on kernels with or without subshells. The bridge falls back to execute requests when the
 channel cannot be reached (a kernel on another host, behind a tunnel).
