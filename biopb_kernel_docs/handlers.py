@@ -59,7 +59,7 @@ class DocsHandler(APIHandler):
             self._refuse(err)
             return
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(value if isinstance(value, dict) and "type" not in value else _json(value)))
+        self.finish(json.dumps(_json(value)))
 
     def _refuse(self, err: DocsError) -> None:
         self.set_status(err.status)
@@ -68,7 +68,7 @@ class DocsHandler(APIHandler):
 
 
 def _json(value: Any) -> Any:
-    """A value as JSON, with the diffs a reader would otherwise have to compute."""
+    """A value as JSON (plain data passes as it is), with the diffs a reader would otherwise compute."""
     data = to_json(value)
     if isinstance(value, DiffView):
         data["diff"] = value.diff()
