@@ -13,7 +13,6 @@ keep one ``Docs`` per caller, so one caller's read never vouches for another's w
 from __future__ import annotations
 
 import difflib
-import time
 
 from .edits import check_arguments, check_body, normalise_body, replace_once
 from .errors import (
@@ -28,7 +27,6 @@ from .errors import (
 from .frontmatter import describe, links_of, parse_frontmatter
 from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, split_view
 from .index import (
-    ENTRY_CAP,
     UNFILED_HEADING,
     ParsedIndex,
     check_entry_cap,
@@ -36,13 +34,11 @@ from .index import (
     ignore_id,
     parse_index,
 )
-from .manifest import MANIFEST_NAME, changed_shipped_ids
 from .phrases import argument, read, write_body, write_replace
 from .reconcile import index_view, mtime_date, new_shipped_ids
+from .seeding import index_file
 from .store import DocFile, Store, Tier
 from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
-
-_EMPTY_INDEX = "# Docs\n"
 
 
 class Docs:
@@ -63,64 +59,7 @@ class Docs:
         return index_view(self.store, index, parse_index(index.text), notices)
 
     def _index_file(self) -> tuple[DocFile, tuple[str, ...]]:
-        """The local index.md, seeded when absent; the shipped one, with a notice, if it cannot be."""
-        index = self.store.read(Tier.LOCAL, INDEX_ID)
-        if index is not None:
-            return index, ()
-        try:
-            return self._seed_index(), ()
-        except StoreUnavailable as err:
-            shipped = self.store.read(Tier.SHIPPED, INDEX_ID)
-            if shipped is None:
-                raise
-            notice = (
-                f"(The local index could not be created, so this is the shipped index, read-only: {err} "
-                "Reading docs works; writing fails until that is fixed.)"
-            )
-            return shipped, (notice,)
-
-    def _seed_index(self) -> DocFile:
-        """§2: copy the shipped index to the local tier; after a deletion, file the local docs back."""
-        with self.store.lock():
-            index = self.store.read(Tier.LOCAL, INDEX_ID)  # another writer may have seeded it
-            if index is not None:
-                return index
-            shipped = self.store.read(Tier.SHIPPED, INDEX_ID)
-            text = shipped.text if shipped else _EMPTY_INDEX
-            # The manifest is written at the first seeding, so its presence means index.md was lost.
-            if self.store.read_state(MANIFEST_NAME) is not None:
-                text = self._refile_local_docs(text)
-            else:
-                changed_shipped_ids(self.store)
-            return self.store.write_local(INDEX_ID, text)
-
-    def _refile_local_docs(self, text: str) -> str:
-        """A re-seeded index files every local-only doc again, so none silently drops from view."""
-        shipped = set(self.store.all_shipped_ids())
-        orphans = [i for i in self.store.local_ids() if i not in shipped]
-        parsed = parse_index(text)
-        filed = 0
-        for doc_id in orphans:
-            if doc_id in parsed.entry_ids or len(parsed.entries) >= ENTRY_CAP:
-                continue
-            doc = self.store.read(Tier.LOCAL, doc_id)
-            text = file_entry(parsed, doc_id, describe(doc_id, doc.text).description if doc else doc_id)
-            parsed = parse_index(text)
-            filed += 1
-        if not filed:
-            return text
-        unfiled = [n for n, line in parsed.headings if line == UNFILED_HEADING][-1]
-        left = len(orphans) - filed
-        note = (
-            f"index.md was missing and was seeded again on {time.strftime('%Y-%m-%d')}; the local docs "
-            "below were filed back so that none drops out of view. Remove the lines of those you had "
-            "retired."
-        )
-        if left:
-            note += f" {left} more could not be filed within the {ENTRY_CAP}-entry cap; read them by id."
-        lines = list(parsed.lines)
-        lines.insert(unfiled + 1, note)
-        return "\n".join(lines)
+        return index_file(self.store)
 
     # -- reading -------------------------------------------------------------------------------
 
