@@ -53,13 +53,10 @@ class Docs:
 
     def index(self) -> IndexView:
         """The local index with its markers and tails (§2); seeds the index on first use."""
-        index, notices = self._index_file()
+        index, notices = index_file(self.store)
         if index.tier is Tier.LOCAL:
             self._served[INDEX_ID] = index.sha256
         return index_view(self.store, index, parse_index(index.text), notices)
-
-    def _index_file(self) -> tuple[DocFile, tuple[str, ...]]:
-        return index_file(self.store)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -154,7 +151,7 @@ class Docs:
             raise
 
     def _index_file_for_writing(self) -> DocFile:
-        index, notices = self._index_file()
+        index, notices = index_file(self.store)
         if notices:
             raise StoreUnavailable(
                 f"Nothing can be written: the local docs directory {self.store.local_dir} is not usable. "
@@ -165,7 +162,7 @@ class Docs:
     def _explain_rendered_quote(self, err: EditRefused, old: str) -> EditRefused:
         from .render import index_text  # the agent's rendering, to recognise a quote of it
 
-        index, notices = self._index_file()
+        index, notices = index_file(self.store)
         rendered = index_text(index_view(self.store, index, parse_index(index.text), notices))
         if old.replace("\r\n", "\n") not in rendered:
             return err
