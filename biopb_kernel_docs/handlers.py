@@ -20,6 +20,7 @@ from jupyter_server.utils import url_path_join
 from . import operations
 from .connect import connect_config
 from .errors import DocsError, InvalidArguments
+from .handshake import handshake
 from .phrases import Surface
 from .values import DiffView, WriteResult, to_json
 
@@ -82,9 +83,10 @@ class IndexHandler(DocsHandler):
     @authorized
     def get(self) -> None:
         def index() -> dict[str, Any]:
-            view = _json(self.run("index", {}))
-            view["handshake"] = to_json(self.run("handshake", {"budget": HANDSHAKE_BUDGET}))
-            return view
+            view = self.run("index", {})
+            data = _json(view)
+            data["handshake"] = to_json(handshake(view, HANDSHAKE_BUDGET))  # from the same reading
+            return data
 
         self.answer(index)
 

@@ -62,9 +62,7 @@ def index_text(view: IndexView, surface: Surface = Surface.AGENT, *, ignored_as_
     if ignored_as_count and view.ignored:
         first, *others = view.ignored_lines
         lines[first] = f"ignored: {len(view.ignored)} shipped docs, not listed here"
-        for number in others:
-            lines[number] = None
-        lines = [line for line in lines if line is not None]
+        lines = [line for number, line in enumerate(lines) if number not in others]
     while lines and not lines[-1].strip():
         lines.pop()
     lines = [*view.notices, *([""] if view.notices else []), *lines]

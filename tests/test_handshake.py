@@ -405,3 +405,15 @@ async def test_the_2026_discover_result_is_never_cached_past_an_index_edit(tmp_p
             again = await session.send_discover(session.protocol_version)  # on the wire, no memo
         assert (again["ttlMs"], again["cacheScope"]) == (0, "private")
         assert "- lab/fresh: A doc filed just now." in again["instructions"]
+
+
+def test_the_handshake_value_names_the_entries_a_budgeted_host_misses_in_index_order(tmp_path):
+    from biopb_kernel_docs.handshake import handshake
+
+    ship_index(tmp_path / "shipped", cap_sections())
+    index = rendered(tmp_path / "shipped", tmp_path / "local")
+    cut = handshake(index, 2048)
+    sent = [e.doc_id for e in parse_index(cut.text).entries]
+    assert (cut.budget, cut.length) == (2048, len(cut.text))
+    assert list(cut.left_out) == [f"lab/protocol-{n:03d}" for n in range(len(sent), 200)]
+    assert handshake(index).left_out == ()
