@@ -143,6 +143,12 @@ def _add_mcp(subparsers) -> None:
         metavar="ID,ID",
         help="docs whose text follows the index in the handshake (the bench's inline arm, §8 risk 1)",
     )
+    parser.add_argument(
+        "--ignored-as-count",
+        action="store_true",
+        help='read_doc("index") shows the ignored: line as its count, as the handshake does, so no '
+        "ignored id is ever shown (the bench's ablated arm, §6)",
+    )
     _add_store_options(parser)
     parser.set_defaults(operation=None, serve=True, parser=parser)
 
@@ -305,6 +311,7 @@ def _serve(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> Non
         poll_interval=namespace.poll_interval,
         local_fallback=None if namespace.existing or namespace.in_process else local,
         inline_ids=tuple(doc_id.strip() for doc_id in namespace.inline_docs.split(",") if doc_id.strip()),
+        ignored_as_count=namespace.ignored_as_count,
     ).run()
 
 

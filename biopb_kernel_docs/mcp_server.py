@@ -83,9 +83,13 @@ class DocsBridge:
         poll_interval: float = 1.0,
         local_fallback: InProcessDocsClient | None = None,
         inline_ids: tuple[str, ...] = (),
+        ignored_as_count: bool = False,
     ) -> None:
         self.kernel = kernel
         self.inline_ids = inline_ids
+        # The handshake always counts the ignored: line (§6); with this, read_doc("index") and the
+        # resource do too, so an agent of this server never sees an ignored id (the ablated arm).
+        self.ignored_as_count = ignored_as_count
         self.local_fallback = local_fallback
         self.instructions_budget = instructions_budget
         self.host_budgets = host_budgets or {}
@@ -200,7 +204,8 @@ class DocsBridge:
     async def read_index(self) -> str:
         """The rendered index: index.md with its markers and the loader's two tails."""
         try:
-            return render.index_text(await self.kernel.call("index", as_session=self.watch_session))
+            view = await self.kernel.call("index", as_session=self.watch_session)
+            return render.index_text(view, ignored_as_count=self.ignored_as_count)
         except DocsError as err:
             raise ResourceError(str(err)) from None
 
@@ -215,7 +220,7 @@ class DocsBridge:
             )
         if op.writes:
             await self._notify_if_index_changed()
-        return types.CallToolResult(content=[types.TextContent(type="text", text=render.text(value))])
+        return types.CallToolResult(content=[types.TextContent(type="text", text=render.text(value, ignored_as_count=self.ignored_as_count))])
 
     # -- change notifications ----------------------------------------------------------------------
 

@@ -73,10 +73,10 @@ def index_text(view: IndexView, surface: Surface = Surface.AGENT, *, ignored_as_
     return render("\n".join(lines) + "\n", surface)
 
 
-def read_text(value: Read, surface: Surface = Surface.AGENT) -> str:
+def read_text(value: Read, surface: Surface = Surface.AGENT, *, ignored_as_count: bool = False) -> str:
     """What a read returns to the agent: a header line, a blank line, then the content."""
     if isinstance(value, IndexView):
-        return f"{index_header(value)}\n\n{index_text(value, surface)}"
+        return f"{index_header(value)}\n\n{index_text(value, surface, ignored_as_count=ignored_as_count)}"
     if isinstance(value, DiffView):
         return f"{diff_header(value)}\n\n{value.diff() or NO_DIFFERENCES}"
     return f"{doc_header(value)}\n\n{value.text}"
@@ -117,12 +117,13 @@ def config_text(view: ConfigView) -> str:
     return "\n".join(lines) + "\n"
 
 
-def text(value: object, surface: Surface = Surface.AGENT) -> str:
-    """Any operation's value as the agent (or the command line) reads it."""
+def text(value: object, surface: Surface = Surface.AGENT, *, ignored_as_count: bool = False) -> str:
+    """Any operation's value as the agent (or the command line) reads it; ``ignored_as_count``
+    as for ``index_text``."""
     if isinstance(value, WriteResult):
         return write_text(value, surface)
     if isinstance(value, ConfigView):
         return config_text(value)
     if isinstance(value, DocView | IndexView | DiffView):
-        return read_text(value, surface)
+        return read_text(value, surface, ignored_as_count=ignored_as_count)
     raise TypeError(f"no text rendering for {type(value).__name__}")

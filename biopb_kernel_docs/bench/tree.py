@@ -3,7 +3,9 @@
 The bench switch is an index. ``--bench-docs=false`` writes the tree's local index as the seed with
 every entry under its ``## Procedures`` heading moved onto the ``ignored:`` line, so nothing lists
 them and the tail does not resurface them; the reference docs stay listed. That heading is the only
-index heading named from outside the index, here and nowhere else.
+index heading named from outside the index, here and nowhere else. The ablated arm's server shows
+the ``ignored:`` line as a count in ``read_doc("index")`` too, as every handshake does, so its agent
+never sees a procedure id it could guess.
 
 A tree shares nothing with the user's own setup: the local tier, ``HOME``, the IPython profile and
 the Jupyter directories of the kernel the server starts all live under it.
@@ -99,6 +101,8 @@ class BenchTree:
         argv += ["--docs-local-dir", str(self.local_dir), "--shipped-dir", str(self.shipped_dir)]
         if self.inline_ids:
             argv += ["--inline-docs", ",".join(self.inline_ids)]
+        if self.arm == "ablated":
+            argv.append("--ignored-as-count")
         if budget is not None:
             argv += ["--instructions-budget", str(budget)]
         return argv
