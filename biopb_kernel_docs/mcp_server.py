@@ -220,7 +220,8 @@ class DocsBridge:
             )
         if op.writes:
             await self._notify_if_index_changed()
-        return types.CallToolResult(content=[types.TextContent(type="text", text=render.text(value, ignored_as_count=self.ignored_as_count))])
+        text = render.text(value, ignored_as_count=self.ignored_as_count)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     # -- change notifications ----------------------------------------------------------------------
 
