@@ -31,7 +31,7 @@ from .render import MARKERS, NEW_TAIL_TITLE, STALE_TAIL_TITLE, index_text
 from .values import HandshakeView, IndexView
 
 HEADER = (
-    'This is doc "index" of the biopb docs you share with the user: read_doc("index") has it whole, '
+    'Doc "index" of the biopb docs you share with the user: read_doc("index") has it whole; '
     'write_doc("index", old=..., new=...) edits it.'
 )
 RULES = (
@@ -42,10 +42,11 @@ RULES = (
     "The kernel is shared with the user: never overwrite their variables, keep raw data untouched, "
     "and state units and pixel sizes with every result.",
 )
+# Short because every character here is one a budgeted host's hooks cannot have.
 COMPACT_RULES = (
-    "Ask the user before deleting or overwriting data, restarting the kernel or installing packages.",
-    "Read the ## References before non-trivial work; read_doc the id whose line matches the request.",
-    "The kernel is shared: keep the user's variables and raw data; give units with results.",
+    "Ask before deleting or overwriting data, restarting the kernel or installing.",
+    "Read ## References before non-trivial work; read_doc the id whose line matches the request.",
+    "Shared kernel: keep the user's variables and raw data; give units.",
 )
 # What each loader tail asks, in the compact form (§2: the agent meets a tail cold in the handshake).
 COMPACT_TAIL_TITLES = {

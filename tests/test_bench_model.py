@@ -211,5 +211,5 @@ async def test_a_command_agent_gets_the_config_and_its_reads_come_off_the_relay(
     assert outcome.note == "exit 0: read ['data', 'flatfield']"
     [log] = tmp_path.glob("*/relay-1.jsonl")
     entries = [json.loads(line) for line in log.read_text().splitlines()]
-    assert entries[0]["instructions"].startswith('This is doc "index"')
+    assert entries[0]["instructions"].startswith('Doc "index"')
     assert {"read": "no-such-doc", "ok": False} in entries

@@ -284,7 +284,7 @@ def test_every_prefix_cut_still_starts_with_the_header_and_the_ask_first_rule():
     full = compose_instructions(view_of(INDEX), budget=2048)
     for cut in (200, 400, 800):
         assert full[:cut].startswith(HEADER)
-    assert "Ask the user before deleting or overwriting data" in full[: len(HEADER) + 300]
+    assert "Ask before deleting or overwriting data" in full[: len(HEADER) + 300]
 
 
 def test_a_tiny_budget_keeps_the_header():
