@@ -41,6 +41,9 @@ log = logging.getLogger(__name__)
 
 SUBSHELLS = "kernel subshells"
 START_TIMEOUT_SECONDS = 60.0
+# A kernel the server starts can exit at once: its ports are picked free, then bound by the kernel,
+# and another process may take one in between ("Address already in use"). Start it again, this often.
+START_ATTEMPTS = 3
 SUBSHELL_TIMEOUT_SECONDS = 5.0
 SUBSHELL_ATTEMPTS = 3
 PROBE_TIMEOUT_SECONDS = 3.0
@@ -116,22 +119,36 @@ class KernelDocsClient:
                 raise KernelUnavailable(
                     messages.unreadable_connection_file(self.connection_file, err)
                 ) from None
-        else:
-            # In the runtime dir, under a name of its own: `jupyter console --existing` finds it there.
-            runtime = Path(jupyter_runtime_dir())
-            runtime.mkdir(parents=True, exist_ok=True)
-            self._manager = AsyncKernelManager(
-                kernel_name=self.kernel_name,
-                connection_file=str(runtime / f"kernel-biopb-docs-{uuid.uuid4().hex[:12]}.json"),
-            )
-            # stdout is the MCP stream: the kernel must never write to it, nor read our stdin.
-            await self._manager.start_kernel(
-                extra_arguments=list(self.kernel_args),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=sys.stderr,
-            )
-            client = self._manager.client()
+            await self._connect(client)
+            return
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                await self._connect(await self._start_owned())
+                return
+            except KernelDied as err:
+                await self._discard_client()
+                if attempt == START_ATTEMPTS:
+                    raise
+                log.warning("%s (attempt %d of %d); starting another", err, attempt, START_ATTEMPTS)
+
+    async def _start_owned(self) -> AsyncKernelClient:
+        # In the runtime dir, under a name of its own: `jupyter console --existing` finds it there.
+        runtime = Path(jupyter_runtime_dir())
+        runtime.mkdir(parents=True, exist_ok=True)
+        self._manager = AsyncKernelManager(
+            kernel_name=self.kernel_name,
+            connection_file=str(runtime / f"kernel-biopb-docs-{uuid.uuid4().hex[:12]}.json"),
+        )
+        # stdout is the MCP stream: the kernel must never write to it, nor read our stdin.
+        await self._manager.start_kernel(
+            extra_arguments=list(self.kernel_args),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=sys.stderr,
+        )
+        return self._manager.client()
+
+    async def _connect(self, client: AsyncKernelClient) -> None:
         client.start_channels(shell=True, iopub=False, stdin=False, hb=True, control=True)
         self._client = client
         info = await self._kernel_info(START_TIMEOUT_SECONDS)
@@ -177,12 +194,17 @@ class KernelDocsClient:
         return None
 
     async def _kernel_info(self, timeout: float) -> dict[str, Any]:
-        """kernel_info over the control channel: a busy main shell does not delay it."""
+        """kernel_info over the control channel: a busy main shell does not delay it. A kernel this
+        server started that exits meanwhile is reported at once (KernelDied), not waited for."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             reply = await self._control("kernel_info_request", timeout=min(2.0, timeout))
             if reply is not None:
                 return reply
+            if self._manager is not None and not await self._manager.is_alive():
+                provisioner = self._manager.provisioner
+                status = await provisioner.poll() if provisioner is not None else None
+                raise KernelDied(messages.exited_at_start(status))
         raise KernelUnavailable(messages.not_answering(self.connection_file, timeout))
 
     async def _shell_ready(self, timeout: float) -> None:

@@ -55,6 +55,13 @@ def died(operation: str, connection_file: str | None) -> str:
     )
 
 
+def exited_at_start(returncode: int | None) -> str:
+    return (
+        f"The kernel this server started exited before answering (exit status {returncode}; its "
+        "error is on the server's stderr). Check that ipykernel starts: python -m ipykernel --version."
+    )
+
+
 def restarted(operation: str) -> str:
     return (
         f"The kernel was restarted during {operation}. If that was a write_doc, read_doc to see whether it "
