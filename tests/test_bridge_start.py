@@ -32,7 +32,6 @@ with open(starts_file, "a") as starts:
     starts.write("start\\n")
 with open(starts_file) as starts:
     number = len(starts.read().split())
-held = None
 if number <= taken:  # another process holds this kernel's control port
     port = json.load(open(connection_file))["control_port"]
     held = socket.socket()
@@ -107,6 +106,7 @@ async def test_a_kernel_that_never_comes_up_is_reported_after_the_attempts_not_t
 def test_the_launcher_really_takes_the_port(tmp_path):
     # The scene must be what it claims: a bound control port makes ipykernel's bind fail.
     held = socket.socket()
+    held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     held.bind(("127.0.0.1", 0))
     held.listen()
     try:
