@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty
 from typing import Any
 
 from jupyter_client import KernelManager
+from mcp import StdioServerParameters
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def kernel_env(home: Path) -> dict[str, str]:
@@ -23,6 +27,15 @@ def kernel_env(home: Path) -> dict[str, str]:
         JUPYTER_RUNTIME_DIR=str(home / ".local/share/jupyter/runtime"),
     )
     return env
+
+
+def mcp_server(home: Path, *arguments: str) -> StdioServerParameters:
+    """``biopb-kernel-docs mcp ARGUMENTS`` over stdio, with its kernels' home under ``home``."""
+    env = kernel_env(home)
+    env["PYTHONPATH"] = str(ROOT)  # lets a test kernel class be imported by kernels the server starts
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "biopb_kernel_docs", "mcp", *arguments], env=env
+    )
 
 
 def write_profile_config(home: Path, text: str) -> None:

@@ -8,13 +8,12 @@ bridge waiting for minutes. Load widens the window, so the spawns here run besid
 from __future__ import annotations
 
 import multiprocessing
-import sys
 
 import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
-from .kernels import kernel_env
+from .kernels import mcp_server
 
 pytestmark = pytest.mark.anyio
 SPAWNS = 12
@@ -62,19 +61,7 @@ async def _spawn_once(params: StdioServerParameters, answered: list[int], number
 async def test_every_spawn_under_load_answers_its_handshake_and_a_call(tmp_path, tiers, load):
     home = tmp_path / "home"
     home.mkdir()
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "biopb_kernel_docs",
-            "mcp",
-            "--docs-local-dir",
-            str(tiers.local),
-            "--shipped-dir",
-            str(tiers.shipped),
-        ],
-        env=kernel_env(home),
-    )
+    params = mcp_server(home, "--docs-local-dir", str(tiers.local), "--shipped-dir", str(tiers.shipped))
     answered: list[int] = []
     limiter = anyio.CapacityLimiter(AT_ONCE)
 

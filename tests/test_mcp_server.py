@@ -15,10 +15,9 @@ from biopb_kernel_docs.handshake import HEADER
 from biopb_kernel_docs.mcp_server import INDEX_URI
 from biopb_kernel_docs.operations import READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
 
-from .kernels import Kernel, kernel_env
+from .kernels import Kernel, mcp_server
 
 pytestmark = pytest.mark.anyio
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -33,16 +32,8 @@ def home(tmp_path) -> Path:
     return made
 
 
-def server(home: Path, *arguments: str) -> StdioServerParameters:
-    env = kernel_env(home)
-    env["PYTHONPATH"] = str(ROOT)  # lets a test kernel class be imported by kernels the server starts
-    return StdioServerParameters(
-        command=sys.executable, args=["-m", "biopb_kernel_docs", "mcp", *arguments], env=env
-    )
-
-
 def own_kernel(home: Path, tiers, *extra: str) -> StdioServerParameters:
-    return server(home, "--docs-local-dir", str(tiers.local), "--shipped-dir", str(tiers.shipped), *extra)
+    return mcp_server(home, "--docs-local-dir", str(tiers.local), "--shipped-dir", str(tiers.shipped), *extra)
 
 
 def text_of(result: types.CallToolResult) -> str:
@@ -226,7 +217,7 @@ def user_kernel(home, tiers):
 async def test_read_doc_answers_while_the_users_cell_keeps_the_main_shell_busy(home, tiers, user_kernel):
     sleeping = user_kernel.start("import time; time.sleep(60)")
     user_kernel.wait_running(sleeping)
-    params = server(home, "--existing", user_kernel.connection_file)
+    params = mcp_server(home, "--existing", user_kernel.connection_file)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()
         assert "# Test docs" in init.instructions
@@ -238,7 +229,7 @@ async def test_read_doc_answers_while_the_users_cell_keeps_the_main_shell_busy(h
 
 async def test_a_magic_in_the_users_kernel_notifies_the_agent(home, tiers, user_kernel):
     heard = Notifications()
-    params = server(home, "--existing", user_kernel.connection_file)
+    params = mcp_server(home, "--existing", user_kernel.connection_file)
     async with (
         stdio_client(params) as (read, write),
         ClientSession(read, write, message_handler=heard) as session,
@@ -260,7 +251,7 @@ async def test_kernel_without_subshells_fails_clearly_after_the_timeout_then_rec
         ),
     )
     try:
-        params = server(home, "--existing", kernel.connection_file, "--timeout", "3")
+        params = mcp_server(home, "--existing", kernel.connection_file, "--timeout", "3")
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             kernel.wait_running(kernel.start("import time; time.sleep(60)"))
             init = await session.initialize()  # answered, though the kernel cannot serve the index yet
@@ -281,7 +272,7 @@ async def test_kernel_without_subshells_fails_clearly_after_the_timeout_then_rec
 
 
 async def test_an_attached_kernel_restarted_by_the_user_is_picked_up_again(home, tiers, user_kernel):
-    params = server(home, "--existing", user_kernel.connection_file, "--timeout", "10")
+    params = mcp_server(home, "--existing", user_kernel.connection_file, "--timeout", "10")
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         assert not (await session.call_tool("read_doc", {"id": "data"})).is_error
@@ -338,7 +329,7 @@ async def test_a_dead_attached_kernel_gets_an_error_saying_what_to_do(home, tier
     kernel = Kernel(
         home, (f"--DocStore.docs_local_dir={tiers.local}", f"--DocStore.shipped_dir={tiers.shipped}")
     )
-    params = server(home, "--existing", kernel.connection_file, "--timeout", "3")
+    params = mcp_server(home, "--existing", kernel.connection_file, "--timeout", "3")
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         kernel.shutdown()
@@ -402,7 +393,7 @@ async def test_the_handshake_answers_even_when_the_attached_kernel_is_dead(home,
     connection_file = kernel.connection_file
     kernel.manager.shutdown_kernel(now=True)
     kernel.client.stop_channels()
-    params = server(home, "--existing", connection_file, "--timeout", "3")
+    params = mcp_server(home, "--existing", connection_file, "--timeout", "3")
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         with anyio.fail_after(30):  # a hang shows as a timeout, not as a passing test
             init = await session.initialize()

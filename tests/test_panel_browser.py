@@ -27,7 +27,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from playwright.sync_api import expect, sync_playwright
 
-from .kernels import kernel_env
+from .kernels import kernel_env, mcp_server
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -422,19 +422,7 @@ class Agent:
 
 @pytest.fixture(scope="module")
 def agent(lab) -> Iterator[Agent]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "biopb_kernel_docs",
-            "mcp",
-            "--docs-local-dir",
-            str(lab.local),
-            "--shipped-dir",
-            str(lab.shipped),
-        ],
-        env=kernel_env(lab.home),
-    )
+    params = mcp_server(lab.home, "--docs-local-dir", str(lab.local), "--shipped-dir", str(lab.shipped))
     session = Agent(params)
     yield session
     session.close()

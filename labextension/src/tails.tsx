@@ -24,6 +24,19 @@ function defaultHeading(headings: string[]): string {
 
 const NEW_HEADING = '\u0000new';
 
+/** A tail item's id, which opens the doc, and the shipped description beside it. */
+function TailItemHead(props: { item: ITailItem; open: (id: string) => void }): React.ReactElement {
+  const { item, open } = props;
+  return (
+    <div>
+      <button className="jp-biopbDocs-EntryId jp-biopbDocs-Link" onClick={() => open(item.id)}>
+        {item.id}
+      </button>
+      <span className="jp-biopbDocs-Hook">{item.description}</span>
+    </div>
+  );
+}
+
 function NewShippedItem(props: {
   model: DocsModel;
   view: IIndexView;
@@ -39,12 +52,7 @@ function NewShippedItem(props: {
   const selectId = `jp-biopbDocs-heading-${item.id}`;
   return (
     <li className="jp-biopbDocs-TailItem" data-doc-id={item.id}>
-      <div>
-        <button className="jp-biopbDocs-EntryId jp-biopbDocs-Link" onClick={() => open(item.id)}>
-          {item.id}
-        </button>
-        <span className="jp-biopbDocs-Hook">{item.description}</span>
-      </div>
+      <TailItemHead item={item} open={open} />
       <div className="jp-biopbDocs-TailActions">
         <label htmlFor={selectId} className="jp-biopbDocs-VisuallyHidden">
           Heading to file {item.id} under
@@ -143,12 +151,7 @@ export function StaleSection(props: {
           <ul className="jp-biopbDocs-Tail">
             {view.stale.map(item => (
               <li className="jp-biopbDocs-TailItem" key={item.id} data-doc-id={item.id}>
-                <div>
-                  <button className="jp-biopbDocs-EntryId jp-biopbDocs-Link" onClick={() => open(item.id)}>
-                    {item.id}
-                  </button>
-                  <span className="jp-biopbDocs-Hook">{item.description}</span>
-                </div>
+                <TailItemHead item={item} open={open} />
                 <div className="jp-biopbDocs-TailActions">
                   <button
                     className="jp-biopbDocs-Button"
