@@ -26,9 +26,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.render import index_text
-from biopb_kernel_docs.store import Store
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.text.render import index_text
 
 LISTED_SHIPPED = 60
 NEW_SHIPPED = 5
@@ -256,7 +256,8 @@ def startup(runs: int) -> list[tuple[str, float]]:
             [
                 sys.executable,
                 "-c",
-                "import sys, biopb_kernel_docs.cli; print(sorted({m.split('.')[0] for m in sys.modules}))",
+                "import sys, biopb_kernel_docs.surfaces.cli; "
+                "print(sorted({m.split('.')[0] for m in sys.modules}))",
             ],
             env=env,
             check=True,

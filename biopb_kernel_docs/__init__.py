@@ -15,15 +15,15 @@ __all__ = ["DocStore", "Docs", "DocsError", "__version__", "load_ipython_extensi
 
 def __getattr__(name: str) -> Any:
     if name == "DocStore":
-        from .config import DocStore
+        from .surfaces.config import DocStore
 
         return DocStore
     if name == "Docs":
-        from .ops import Docs
+        from .core.ops import Docs
 
         return Docs
     if name == "DocsError":
-        from .errors import DocsError
+        from .core.errors import DocsError
 
         return DocsError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -40,7 +40,7 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 def _load_jupyter_server_extension(serverapp) -> None:
     """The REST API and the change events the JupyterLab panel reads (``serverext``)."""
-    from .serverext import load
+    from .surfaces.serverext import load
 
     load(serverapp)
 
@@ -48,6 +48,6 @@ def _load_jupyter_server_extension(serverapp) -> None:
 def load_ipython_extension(ipython) -> None:
     """``%load_ext biopb_kernel_docs``: register the docs magics (%read_doc, %%write_doc, ...)."""
     from .bridge.kernel_side import kernel_doc_store
-    from .magics import register
+    from .surfaces.magics import register
 
     register(ipython, kernel_doc_store(ipython))

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.store import Store
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
 
 SEED_INDEX = """\
 # Test docs

@@ -15,12 +15,12 @@ from biopb_kernel_docs.bench.agents import (
     seen_entries,
 )
 from biopb_kernel_docs.bench.tree import ablate_index
-from biopb_kernel_docs.errors import DocsError
-from biopb_kernel_docs.handshake import compose_instructions
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.render import text
-from biopb_kernel_docs.store import Store
-from biopb_kernel_docs.values import IndexView
+from biopb_kernel_docs.core.errors import DocsError
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import IndexView
+from biopb_kernel_docs.text.handshake import compose_instructions
+from biopb_kernel_docs.text.render import text
 
 pytestmark = pytest.mark.anyio
 SEED = Path(__file__).resolve().parents[1] / "seed"

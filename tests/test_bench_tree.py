@@ -22,11 +22,11 @@ from biopb_kernel_docs.bench.tree import (
     procedure_ids,
     setup_tree,
 )
-from biopb_kernel_docs.handshake import INLINED_TITLE, compose_instructions
-from biopb_kernel_docs.index import parse_index
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.render import NEW_TAIL_TITLE
-from biopb_kernel_docs.store import Store
+from biopb_kernel_docs.core.index import parse_index
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.text.handshake import INLINED_TITLE, compose_instructions
+from biopb_kernel_docs.text.render import NEW_TAIL_TITLE
 
 from .bench_support import session_on
 

@@ -9,12 +9,10 @@ import anyio
 import pytest
 import zmq
 
-from biopb_kernel_docs import operations
 from biopb_kernel_docs.bridge import wire
 from biopb_kernel_docs.bridge.channel import Channel, start_server
 from biopb_kernel_docs.bridge.kernel_side import dispatch
-from biopb_kernel_docs.config import DocStore
-from biopb_kernel_docs.errors import (
+from biopb_kernel_docs.core.errors import (
     BridgeMismatch,
     DocNotFound,
     InternalError,
@@ -22,7 +20,9 @@ from biopb_kernel_docs.errors import (
     LimitExceeded,
     StaleWrite,
 )
-from biopb_kernel_docs.values import DocView, IndexView
+from biopb_kernel_docs.core.values import DocView, IndexView
+from biopb_kernel_docs.surfaces import operations
+from biopb_kernel_docs.surfaces.config import DocStore
 
 
 @pytest.fixture

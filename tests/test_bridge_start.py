@@ -18,8 +18,8 @@ import pytest
 
 from biopb_kernel_docs.bridge import client as bridge_client
 from biopb_kernel_docs.bridge.client import KernelDocsClient
-from biopb_kernel_docs.errors import KernelDied
-from biopb_kernel_docs.values import IndexView
+from biopb_kernel_docs.core.errors import KernelDied
+from biopb_kernel_docs.core.values import IndexView
 
 from .kernels import kernel_env
 

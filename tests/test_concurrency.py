@@ -8,9 +8,9 @@ import subprocess
 import sys
 import time
 
-from biopb_kernel_docs.index import parse_index
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.store import Store
+from biopb_kernel_docs.core.index import parse_index
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
 
 PROCESSES = 4
 EDITS_EACH = 15
@@ -53,8 +53,8 @@ def test_writers_in_several_processes_keep_every_edit(tiers):
 KILLS = 60
 WRITER_SCRIPT = """
 import sys
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.store import Store
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
 docs = Docs(Store(sys.argv[1], sys.argv[2], "1.0"))
 docs.index()
 print("ready", flush=True)

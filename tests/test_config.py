@@ -9,9 +9,9 @@ import pytest
 from traitlets.config import Config
 
 from biopb_kernel_docs import __version__
-from biopb_kernel_docs.config import DocStore
-from biopb_kernel_docs.errors import StoreUnavailable
-from biopb_kernel_docs.settings import CONFIG_NAME, default_shipped_dir, resolve
+from biopb_kernel_docs.core.errors import StoreUnavailable
+from biopb_kernel_docs.surfaces.config import DocStore
+from biopb_kernel_docs.surfaces.settings import CONFIG_NAME, default_shipped_dir, resolve
 
 
 def _store(**traits) -> DocStore:

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from biopb_kernel_docs.frontmatter import describe, first_h1, first_paragraph, parse_frontmatter
+from biopb_kernel_docs.core.frontmatter import describe, first_h1, first_paragraph, parse_frontmatter
 
 
 def test_scalars_and_inline_lists_are_parsed():
@@ -76,7 +76,7 @@ def test_describe_prefers_frontmatter_and_falls_back_to_id():
 
 
 def test_links_are_the_prose_links_in_order_each_once():
-    from biopb_kernel_docs.frontmatter import links_of
+    from biopb_kernel_docs.core.frontmatter import links_of
 
     text = "See [[data]] and [[kernel]].\n\n```python\nprint('[[not-a-link]]')\n```\nThen [[data]] again.\n"
     assert links_of(text) == ("data", "kernel")

@@ -10,8 +10,8 @@ from urllib.parse import urlencode
 import pytest
 import tornado.httpclient
 
-from biopb_kernel_docs import handlers as handlers_module
-from biopb_kernel_docs.serverext import EVENT_SCHEMA_ID
+from biopb_kernel_docs.surfaces import handlers as handlers_module
+from biopb_kernel_docs.surfaces.serverext import EVENT_SCHEMA_ID
 
 from .conftest import build_tiers
 

@@ -13,7 +13,11 @@ import anyio
 import pytest
 from mcp import StdioServerParameters
 
-from biopb_kernel_docs.handshake import (
+from biopb_kernel_docs.core.index import ENTRY_CAP, parse_index
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import IndexEntryView, IndexView
+from biopb_kernel_docs.text.handshake import (
     COMPACT_RULES,
     COMPACT_TAIL_TITLES,
     HEADER,
@@ -28,11 +32,7 @@ from biopb_kernel_docs.handshake import (
     shorten_hooks,
     word_cuts,
 )
-from biopb_kernel_docs.index import ENTRY_CAP, parse_index
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.render import NEW_TAIL_TITLE
-from biopb_kernel_docs.store import Store
-from biopb_kernel_docs.values import IndexEntryView, IndexView
+from biopb_kernel_docs.text.render import NEW_TAIL_TITLE
 
 from .bench_support import START_TIMEOUT, session_on
 from .kernels import kernel_env
@@ -408,7 +408,7 @@ async def test_the_2026_discover_result_is_never_cached_past_an_index_edit(tmp_p
 
 
 def test_the_handshake_value_names_the_entries_a_budgeted_host_misses_in_index_order(tmp_path):
-    from biopb_kernel_docs.handshake import handshake
+    from biopb_kernel_docs.text.handshake import handshake
 
     ship_index(tmp_path / "shipped", cap_sections())
     index = rendered(tmp_path / "shipped", tmp_path / "local")

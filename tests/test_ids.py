@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from biopb_kernel_docs.errors import InvalidDocId
-from biopb_kernel_docs.ids import (
+from biopb_kernel_docs.core.errors import InvalidDocId
+from biopb_kernel_docs.core.ids import (
     ID_RULES,
     check_doc_id,
     id_from_relative_path,
@@ -89,7 +89,7 @@ def test_file_names_map_to_ids_and_non_docs_to_none():
 
 
 def test_the_fast_path_for_plain_ids_agrees_with_every_rule():
-    from biopb_kernel_docs.ids import _problem, is_valid_doc_id
+    from biopb_kernel_docs.core.ids import _problem, is_valid_doc_id
 
     samples = [
         "flatfield",

@@ -2,16 +2,16 @@ from __future__ import annotations
 
 import pytest
 
-from biopb_kernel_docs.errors import EditRefused, LimitExceeded
-from biopb_kernel_docs.index import (
+from biopb_kernel_docs.core.errors import EditRefused, LimitExceeded
+from biopb_kernel_docs.core.index import (
     check_entry_cap,
     file_entry,
     ignore_id,
     parse_index,
     section_entries,
 )
-from biopb_kernel_docs.phrases import render
-from biopb_kernel_docs.render import (
+from biopb_kernel_docs.core.phrases import render
+from biopb_kernel_docs.text.render import (
     NEW_TAIL_INSTRUCTION,
     NEW_TAIL_TITLE,
     STALE_TAIL_INSTRUCTION,

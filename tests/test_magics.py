@@ -38,7 +38,7 @@ def test_extension_loads_by_itself_in_the_environments_kernels(kernel):
 
 def _headings(markdown: str) -> list[str]:
     """Markdown headings outside code: what a notebook's table of contents would pick up."""
-    from biopb_kernel_docs.frontmatter import prose_lines
+    from biopb_kernel_docs.core.frontmatter import prose_lines
 
     return [line for _, line in prose_lines(markdown.split("\n")) if line.lstrip().startswith("#")]
 
@@ -175,7 +175,7 @@ def test_kernel_config_alias_key_is_honoured(tmp_path, tiers):
 
 
 def test_replace_cell_tolerates_a_git_style_closing_line_as_ipython_leaves_it():
-    from biopb_kernel_docs.magics import split_replacement
+    from biopb_kernel_docs.surfaces.magics import split_replacement
 
     assert split_replacement("<<<<<<< old\na\n=======\nb\n>>>> new\n") == ("a", "b")
     assert split_replacement("<<<<<<< old\na\n\n=======\nb\nc") == ("a\n", "b\nc")

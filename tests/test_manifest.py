@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from biopb_kernel_docs import manifest
-from biopb_kernel_docs.errors import InvalidDocId
-from biopb_kernel_docs.manifest import MANIFEST_NAME, changed_shipped_ids
+from biopb_kernel_docs.core import manifest
+from biopb_kernel_docs.core.errors import InvalidDocId
+from biopb_kernel_docs.core.manifest import MANIFEST_NAME, changed_shipped_ids
 
 
 def _manifest(tiers):

@@ -11,9 +11,9 @@ import anyio
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 
-from biopb_kernel_docs.handshake import HEADER
-from biopb_kernel_docs.mcp_server import INDEX_URI
-from biopb_kernel_docs.operations import READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
+from biopb_kernel_docs.surfaces.mcp_server import INDEX_URI
+from biopb_kernel_docs.surfaces.operations import READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
+from biopb_kernel_docs.text.handshake import HEADER
 
 from .kernels import Kernel, mcp_server
 
@@ -407,9 +407,9 @@ async def test_the_handshake_answers_even_when_the_attached_kernel_is_dead(home,
 async def test_a_subscriber_that_went_away_never_breaks_a_write(tiers):
     """Over stdio a server has one client; a gone session is simulated by one whose sends fail."""
     from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
-    from biopb_kernel_docs.config import DocStore
-    from biopb_kernel_docs.mcp_server import DocsBridge
-    from biopb_kernel_docs.operations import OPERATIONS
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.mcp_server import DocsBridge
+    from biopb_kernel_docs.surfaces.operations import OPERATIONS
 
     class GoneSession:
         async def send_resource_updated(self, uri):

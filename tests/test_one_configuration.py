@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from biopb_kernel_docs.settings import CONFIG_NAME
+from biopb_kernel_docs.surfaces.settings import CONFIG_NAME
 
 from .conftest import build_tiers
 from .kernels import Kernel

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from biopb_kernel_docs.errors import (
+from biopb_kernel_docs.core.errors import (
     DocNotFound,
     EditRefused,
     InvalidArguments,
@@ -19,8 +19,8 @@ from biopb_kernel_docs.errors import (
     StoreUnavailable,
     UnreadableDoc,
 )
-from biopb_kernel_docs.index import parse_index
-from biopb_kernel_docs.render import text
+from biopb_kernel_docs.core.index import parse_index
+from biopb_kernel_docs.text.render import text
 
 # A fixed modification time, so no test depends on the date it runs.
 MTIME = time.mktime((2026, 3, 14, 12, 0, 0, 0, 0, -1))

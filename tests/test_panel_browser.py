@@ -637,9 +637,10 @@ def test_edit_index_saves_through_the_store_and_a_stale_save_loses_nothing(page,
 
 
 def test_where_a_2048_character_host_cuts_the_index_is_marked(page, lab):
-    from biopb_kernel_docs import __version__, operations
-    from biopb_kernel_docs.ops import Docs
-    from biopb_kernel_docs.store import Store
+    from biopb_kernel_docs import __version__
+    from biopb_kernel_docs.core.ops import Docs
+    from biopb_kernel_docs.core.store import Store
+    from biopb_kernel_docs.surfaces import operations
 
     hooks = "\n".join(
         f"- long-{n:02d}: a hook long enough that a small host runs out of room, number {n}"

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from biopb_kernel_docs import files as files_module
-from biopb_kernel_docs.errors import InvalidDocId, StoreUnavailable, UnreadableDoc
-from biopb_kernel_docs.files import atomic_write
-from biopb_kernel_docs.store import Store, Tier
+from biopb_kernel_docs.core import files as files_module
+from biopb_kernel_docs.core.errors import InvalidDocId, StoreUnavailable, UnreadableDoc
+from biopb_kernel_docs.core.files import atomic_write
+from biopb_kernel_docs.core.store import Store, Tier
 
 
 def _snapshot(root):
@@ -292,7 +292,7 @@ def test_a_local_tier_that_cannot_be_created_still_serves_shipped_docs(tiers):
     blocker = tiers.local.parent / "blocker"
     blocker.write_text("a file where a directory should be")
     docs = Store(tiers.shipped, blocker / "docs", "1")
-    from biopb_kernel_docs.ops import Docs
+    from biopb_kernel_docs.core.ops import Docs
 
     reader = Docs(docs)
     assert reader.read_doc("flatfield").tier == "shipped"
@@ -305,9 +305,9 @@ def test_a_local_tier_that_cannot_be_created_still_serves_shipped_docs(tiers):
 
 READ_ONLY_SCRIPT = """
 import sys
-from biopb_kernel_docs.errors import DocsError
-from biopb_kernel_docs.ops import Docs
-from biopb_kernel_docs.store import Store
+from biopb_kernel_docs.core.errors import DocsError
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
 docs = Docs(Store(sys.argv[1], sys.argv[2], "1"))
 print(docs.read_doc("flatfield").tier)
 print(docs.index().tier)

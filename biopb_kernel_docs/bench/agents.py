@@ -21,9 +21,9 @@ from functools import cache
 from pathlib import Path
 from typing import Protocol
 
-from ..frontmatter import prose_lines
-from ..ids import ID_PATTERN, INDEX_ID, is_collection_id
-from ..index import parse_index
+from ..core.frontmatter import prose_lines
+from ..core.ids import ID_PATTERN, INDEX_ID, is_collection_id
+from ..core.index import parse_index
 
 LINK = re.compile(rf"\[\[({ID_PATTERN})\]\]")
 MAX_READS = 3

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..ids import is_valid_doc_id
+from ..core.ids import is_valid_doc_id
 from .errors import BenchError
 
 FIELDS = ("id", "request", "expect")

@@ -13,7 +13,7 @@ from traitlets import Bool, Integer, Unicode
 from traitlets.config import Application
 
 from .._version import __version__
-from ..errors import DocsError
+from ..core.errors import DocsError
 from .errors import BenchError
 
 DEFAULT_BUDGETS = "none,2048"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import DocsError
+from ..core.errors import DocsError
 
 
 class BenchError(DocsError):

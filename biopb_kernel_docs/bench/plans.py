@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..settings import default_shipped_dir
+from ..surfaces.settings import default_shipped_dir
 from .agents import OFFLINE_RANKERS, OfflineAgent
 from .cases import Case, load_cases
 from .command_agent import CommandAgent, command_template

@@ -22,7 +22,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 
 from .._version import __version__
-from ..store import Store
+from ..core.store import Store
 from .agents import AgentRun
 from .cases import Case
 from .errors import BenchError
@@ -237,7 +237,7 @@ async def _converse(params, errlog, client_info, case: Case, agents) -> list[tup
 
 async def run_plan(plan: Plan, work: Path, progress: Progress | None = None) -> list[Outcome]:
     """Every unit of ``plan``, ``plan.jobs`` at a time; outcomes in the plan's order."""
-    from ..settings import default_shipped_dir
+    from ..surfaces.settings import default_shipped_dir
 
     plan.shipped_dir = (plan.shipped_dir or default_shipped_dir()).resolve()
     if not (plan.shipped_dir / "index.md").is_file():

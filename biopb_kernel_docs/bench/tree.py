@@ -19,8 +19,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..index import IGNORED_PREFIX, parse_index, section_entries
-from ..settings import default_shipped_dir
+from ..core.index import IGNORED_PREFIX, parse_index, section_entries
+from ..surfaces.settings import default_shipped_dir
 from .errors import BenchError
 
 PROCEDURES_HEADING = "## Procedures"

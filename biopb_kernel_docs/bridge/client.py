@@ -33,7 +33,7 @@ from typing import Any
 from jupyter_client import AsyncKernelClient, AsyncKernelManager
 from jupyter_core.paths import jupyter_runtime_dir
 
-from ..errors import BridgeMismatch, DocsError, KernelDied, KernelRestarted, KernelUnavailable
+from ..core.errors import BridgeMismatch, DocsError, KernelDied, KernelRestarted, KernelUnavailable
 from . import messages, wire
 from .channel import Channel
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from ..config import DocStore
+from ..surfaces.config import DocStore
 from . import wire
 from .kernel_side import dispatch
 

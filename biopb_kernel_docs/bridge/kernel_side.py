@@ -15,9 +15,9 @@ import logging
 import threading
 import traceback
 
-from .. import operations
-from ..config import DocStore
-from ..errors import DocsError, InternalError
+from ..core.errors import DocsError, InternalError
+from ..surfaces import operations
+from ..surfaces.config import DocStore
 from . import wire
 
 log = logging.getLogger(__name__)

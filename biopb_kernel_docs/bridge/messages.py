@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import BridgeMismatch, KernelUnavailable
+from ..core.errors import BridgeMismatch, KernelUnavailable
 
 
 def unreadable_connection_file(connection_file: str | None, err: Exception) -> str:

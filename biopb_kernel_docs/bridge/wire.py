@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._version import __version__
-from ..errors import BridgeMismatch, DocsError, InternalError, InvalidArguments, LimitExceeded, from_kind
-from ..values import from_json, to_json
+from ..core.errors import BridgeMismatch, DocsError, InternalError, InvalidArguments, LimitExceeded, from_kind
+from ..core.values import from_json, to_json
 
 PROTOCOL = 2
 # A doc is at most 300 lines; a frame this large is not one of ours.

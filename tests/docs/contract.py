@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 
-from biopb_kernel_docs.frontmatter import parse_frontmatter, prose_lines
+from biopb_kernel_docs.core.frontmatter import parse_frontmatter, prose_lines
 
 from .seed_docs import python_blocks
 

@@ -9,9 +9,9 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from biopb_kernel_docs.frontmatter import parse_frontmatter, prose_lines
-from biopb_kernel_docs.ids import ID_PATTERN, id_from_relative_path, is_banked
-from biopb_kernel_docs.index import ParsedIndex, parse_index, section_entries
+from biopb_kernel_docs.core.frontmatter import parse_frontmatter, prose_lines
+from biopb_kernel_docs.core.ids import ID_PATTERN, id_from_relative_path, is_banked
+from biopb_kernel_docs.core.index import ParsedIndex, parse_index, section_entries
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "seed"
 PROCEDURES_HEADING = "## Procedures"

@@ -4,7 +4,7 @@ seed must carry it, with the seed's procedures under it and the reference docs o
 from __future__ import annotations
 
 from biopb_kernel_docs.bench.tree import PROCEDURES_HEADING, ablate_index, non_procedure_ids, procedure_ids
-from biopb_kernel_docs.index import parse_index
+from biopb_kernel_docs.core.index import parse_index
 
 from .seed_docs import SEED_DIR, reference_ids, seed_index
 

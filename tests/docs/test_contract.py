@@ -11,7 +11,7 @@ from importlib import metadata
 import pytest
 from packaging.requirements import InvalidRequirement, Requirement
 
-from biopb_kernel_docs.ids import is_banked
+from biopb_kernel_docs.core.ids import is_banked
 
 from .contract import (
     declared_requirements,

@@ -60,7 +60,7 @@ def test_wheel_carries_the_typed_package_and_the_command(wheel):
     names = set(wheel.namelist())
     assert "biopb_kernel_docs/py.typed" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "biopb-kernel-docs = biopb_kernel_docs.cli:main" in wheel.read(entry_points).decode()
+    assert "biopb-kernel-docs = biopb_kernel_docs.surfaces.cli:main" in wheel.read(entry_points).decode()
 
 
 # -- the JupyterLab panel: `pip install` is all a user does, no `jupyter lab build` ------------------

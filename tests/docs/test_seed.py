@@ -10,10 +10,10 @@ import symtable
 
 import pytest
 
-from biopb_kernel_docs.edits import BODY_LINE_CAP
-from biopb_kernel_docs.frontmatter import describe, parse_frontmatter
-from biopb_kernel_docs.ids import is_banked, is_collection_id, is_valid_doc_id
-from biopb_kernel_docs.index import ENTRY_CAP
+from biopb_kernel_docs.core.edits import BODY_LINE_CAP
+from biopb_kernel_docs.core.frontmatter import describe, parse_frontmatter
+from biopb_kernel_docs.core.ids import is_banked, is_collection_id, is_valid_doc_id
+from biopb_kernel_docs.core.index import ENTRY_CAP
 
 from .seed_docs import (
     PROCEDURES_HEADING,

@@ -17,12 +17,12 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
+from ..core.errors import DocsError, InvalidArguments
+from ..core.phrases import Surface
+from ..core.values import DiffView, WriteResult, to_json
+from ..text.handshake import handshake
 from . import operations
 from .connect import connect_config
-from .errors import DocsError, InvalidArguments
-from .handshake import handshake
-from .phrases import Surface
-from .values import DiffView, WriteResult, to_json
 
 AUTH_RESOURCE = "biopb_kernel_docs"
 HANDSHAKE_BUDGET = 2048

@@ -142,8 +142,8 @@ def _move_it() -> str:
 
 
 def _seed(resolved: Resolved) -> Check:
-    from .errors import DocsError
-    from .store import Store, Tier
+    from ..core.errors import DocsError
+    from ..core.store import Store, Tier
 
     try:
         store = Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version)

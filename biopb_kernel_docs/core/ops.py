@@ -160,7 +160,7 @@ class Docs:
         return index
 
     def _explain_rendered_quote(self, err: EditRefused, old: str) -> EditRefused:
-        from .render import index_text  # the agent's rendering, to recognise a quote of it
+        from ..text.render import index_text  # the agent's rendering, to recognise a quote of it
 
         index, notices = index_file(self.store)
         rendered = index_text(index_view(self.store, index, parse_index(index.text), notices))

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import (
+from ..core.errors import (
     DocNotFound,
     DocsError,
     EditRefused,
@@ -25,9 +25,9 @@ from .errors import (
     StoreUnavailable,
     UnreadableDoc,
 )
-from .ops import Docs
-from .review import ReviewedDocs
-from .values import ConfigView, DiffView, DocView, HandshakeView, IndexView, ReviewView, WriteResult
+from ..core.ops import Docs
+from ..core.review import ReviewedDocs
+from ..core.values import ConfigView, DiffView, DocView, HandshakeView, IndexView, ReviewView, WriteResult
 
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
 # "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "string": anything else.
@@ -124,7 +124,7 @@ def _reviewing(docs: Docs) -> ReviewedDocs:
 
 
 def _handshake(docs: Docs, arguments: Mapping[str, Any]) -> HandshakeView:
-    from .handshake import handshake
+    from ..text.handshake import handshake
 
     budget = arguments.get("budget")
     return handshake(docs.index(), int(budget) if budget is not None else None)

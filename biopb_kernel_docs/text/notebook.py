@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from .frontmatter import LINK, prose_lines
-from .phrases import Surface, render
+from ..core.frontmatter import LINK, prose_lines
+from ..core.phrases import Surface, render
+from ..core.values import ConfigView, DiffView, DocView, IndexView, WriteResult
 from .render import MARKERS, NO_DIFFERENCES, doc_header, write_summary
-from .values import ConfigView, DiffView, DocView, IndexView, WriteResult
 
 _HEADING = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*")
 

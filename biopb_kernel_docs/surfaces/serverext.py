@@ -15,16 +15,16 @@ from pathlib import Path
 
 from tornado.ioloop import PeriodicCallback
 
+from ..core.errors import DocsError
+from ..core.ids import INDEX_ID, is_valid_doc_id
+from ..core.index import parse_index
+from ..core.review import ReviewedDocs
+from ..core.store import Store, Tier
 from .config import DocStore
-from .errors import DocsError
 from .handlers import handlers
-from .ids import INDEX_ID, is_valid_doc_id
-from .index import parse_index
-from .review import ReviewedDocs
-from .store import Store, Tier
 
 EVENT_SCHEMA_ID = "https://biopb.org/schemas/kernel-docs/changed"
-EVENT_SCHEMA = Path(__file__).with_name("events") / "changed.yaml"
+EVENT_SCHEMA = Path(__file__).resolve().parents[1] / "events" / "changed.yaml"
 POLL_SECONDS = 0.25
 
 

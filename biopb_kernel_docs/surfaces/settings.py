@@ -19,14 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._version import __version__
-from .errors import StoreUnavailable
-from .values import ConfigView, Setting
+from .._version import __version__
+from ..core.errors import StoreUnavailable
+from ..core.values import ConfigView, Setting
 
 CONFIG_NAME = "biopb_kernel_docs_config"
 SECTION = "DocStore"
 TRAITS = ("docs_local_dir", "skills_local_dir", "shipped_dir", "shipped_version")
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 ALIAS_WARNING = (
     "DocStore.skills_local_dir is deprecated and will be removed in the next release; use "
     "DocStore.docs_local_dir (it wins when both are set)."

@@ -26,15 +26,15 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 from pydantic import Field
 
-from . import render
-from ._version import __version__
-from .bridge.client import KernelDocsClient
-from .bridge.inprocess import InProcessDocsClient
-from .errors import DocsError
-from .handshake import budget_for, compose_instructions
+from .._version import __version__
+from ..bridge.client import KernelDocsClient
+from ..bridge.inprocess import InProcessDocsClient
+from ..core.errors import DocsError
+from ..core.store import Store
+from ..core.values import ConfigView, IndexView
+from ..text import render
+from ..text.handshake import budget_for, compose_instructions
 from .operations import OPERATIONS, Operation
-from .store import Store
-from .values import ConfigView, IndexView
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,14 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.display import display
 
-from . import operations, render
+from ..core.errors import DocsError
+from ..core.phrases import Surface
+from ..text import render
+from ..text.notebook import markdown
+from . import operations
 from .config import DocStore
 from .connect import connect_config
-from .errors import DocsError
-from .notebook import markdown
 from .operations import Operation
-from .phrases import Surface
 
 USER_CALLER = "user"
 OLD_MARKER, SEPARATOR = "<<<<<<< old", "======="

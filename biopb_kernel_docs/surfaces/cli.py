@@ -15,13 +15,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from . import operations, render
-from ._version import __version__
-from .errors import DocsError, InvalidArguments, InvalidDocId
+from .._version import __version__
+from ..core.errors import DocsError, InvalidArguments, InvalidDocId
+from ..core.phrases import Surface
+from ..core.values import DocView, IndexView, to_json
+from ..text import render
+from . import operations
 from .operations import Operation
-from .phrases import Surface
 from .settings import resolve
-from .values import DocView, IndexView, to_json
 
 PROGRAM = "biopb-kernel-docs"
 STORE_OPTIONS = {"docs_local_dir": "DIR", "shipped_dir": "DIR", "shipped_version": "VERSION"}
@@ -255,8 +256,8 @@ def _output(op: Operation, value: Any, namespace: argparse.Namespace) -> str:
 
 
 def _run_operation(op: Operation, namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> str:
-    from .ops import Docs
-    from .store import Store
+    from ..core.ops import Docs
+    from ..core.store import Store
 
     resolved = resolve(_overrides(namespace, traitlets_form), "the command line")
     for warning in resolved.warnings:
@@ -270,7 +271,7 @@ def _traitlets_tokens(traitlets_form: dict[str, str]) -> list[str]:
 
 
 def _host_budgets(pairs: list[str]) -> dict[str, int]:
-    from .handshake import KNOWN_HOST_BUDGETS
+    from ..text.handshake import KNOWN_HOST_BUDGETS
 
     budgets = dict(KNOWN_HOST_BUDGETS)
     for pair in pairs:
@@ -290,8 +291,8 @@ def _serve(namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> Non
             "(biopb-kernel-docs config shows where) or the kernel's ipython_kernel_config.py."
         )
     budgets = _host_budgets(namespace.host_budget)
-    from .bridge.client import KernelDocsClient
-    from .bridge.inprocess import InProcessDocsClient
+    from ..bridge.client import KernelDocsClient
+    from ..bridge.inprocess import InProcessDocsClient
     from .config import DocStore
     from .mcp_server import DocsBridge
 
@@ -346,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             _serve(namespace, traitlets_form)
             return
         if getattr(namespace, "bench", False):
-            from .bench.cli import main as bench_main
+            from ..bench.cli import main as bench_main
 
             bench_main([*namespace.bench_arguments, *_traitlets_tokens(traitlets_form)])
             return

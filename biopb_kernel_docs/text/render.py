@@ -7,9 +7,9 @@ points to are spelled for the surface it reaches (``phrases``).
 
 from __future__ import annotations
 
-from .ids import INDEX_ID
-from .phrases import Surface, read_diff, render, write_replace
-from .values import ConfigView, DiffView, DocView, IndexView, Read, WriteResult
+from ..core.ids import INDEX_ID
+from ..core.phrases import Surface, read_diff, render, write_replace
+from ..core.values import ConfigView, DiffView, DocView, IndexView, Read, WriteResult
 
 MARKERS = {"missing": "(missing)", "local copy": "(local copy)"}
 NEW_TAIL_TITLE = "## New shipped docs"

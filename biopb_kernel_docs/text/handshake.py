@@ -25,10 +25,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from .phrases import read_diff
-from .phrases import render as spell
+from ..core.phrases import read_diff
+from ..core.phrases import render as spell
+from ..core.values import HandshakeView, IndexView
 from .render import MARKERS, NEW_TAIL_TITLE, STALE_TAIL_TITLE, index_text
-from .values import HandshakeView, IndexView
 
 HEADER = (
     'Doc "index" of the biopb docs you share with the user: read_doc("index") has it whole; '

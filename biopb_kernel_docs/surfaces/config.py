@@ -13,9 +13,9 @@ import threading
 from traitlets import Unicode, observe
 from traitlets.config import LoggingConfigurable
 
-from .ops import Docs
+from ..core.ops import Docs
+from ..core.store import Store
 from .settings import ALIAS_WARNING, TRAITS, Resolved, resolve
-from .store import Store
 
 
 class DocStore(LoggingConfigurable):
