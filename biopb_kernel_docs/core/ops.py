@@ -35,7 +35,7 @@ from .index import (
     parse_index,
 )
 from .phrases import argument, read, write_body, write_replace
-from .reconcile import index_view, mtime_date, new_shipped_ids
+from .reconcile import index_view, mtime_date, new_shipped_ids, rendered_lines
 from .seeding import index_file
 from .store import DocFile, Store, Tier
 from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
@@ -160,11 +160,10 @@ class Docs:
         return index
 
     def _explain_rendered_quote(self, err: EditRefused, old: str) -> EditRefused:
-        from ..text.render import index_text  # the agent's rendering, to recognise a quote of it
-
         index, notices = index_file(self.store)
-        rendered = index_text(index_view(self.store, index, parse_index(index.text), notices))
-        if old.replace("\r\n", "\n") not in rendered:
+        view = index_view(self.store, index, parse_index(index.text), notices)
+        quoted = old.replace("\r\n", "\n")
+        if not any(line in quoted for line in rendered_lines(view)):
             return err
         return EditRefused(
             f"{err.template} That text comes from the loader's rendering (a (missing) or (local copy) "

@@ -17,6 +17,17 @@ from .manifest import changed_shipped_ids
 from .store import DocFile, Store, Tier
 from .values import IndexEntryView, IndexView, Marker, TailItem
 
+# §2: what the rendering appends to an entry line; index.md itself never holds these.
+MARKER_TEXT: dict[Marker, str] = {"missing": "(missing)", "local copy": "(local copy)"}
+
+
+def rendered_lines(view: IndexView) -> list[str]:
+    """The lines the rendering shows that index.md does not hold: marked entries and tail items."""
+    lines = view.text.split("\n")
+    marked = [f"{lines[e.line].rstrip()} {MARKER_TEXT[e.marker]}" for e in view.entries if e.marker]
+    tails = [f"- {item.id}: {item.description}" for item in (*view.new_shipped, *view.stale)]
+    return marked + tails
+
 
 def mtime_date(doc: DocFile) -> str:
     return time.strftime("%Y-%m-%d", time.localtime(doc.mtime))

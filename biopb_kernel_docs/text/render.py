@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from ..core.ids import INDEX_ID
 from ..core.phrases import Surface, read_diff, render, write_replace
+from ..core.reconcile import MARKER_TEXT
 from ..core.values import ConfigView, DiffView, DocView, IndexView, Read, WriteResult
 
-MARKERS = {"missing": "(missing)", "local copy": "(local copy)"}
+MARKERS = MARKER_TEXT
 NEW_TAIL_TITLE = "## New shipped docs"
 STALE_TAIL_TITLE = "## Shipped docs your local copy may be behind on"
 NEW_TAIL_INSTRUCTION = (
