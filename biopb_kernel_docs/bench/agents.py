@@ -45,6 +45,7 @@ class AgentRun:
     read: tuple[str, ...]
     ranked: tuple[str, ...] = ()
     note: str = ""
+    chars: int | None = None  # the handshake plus every tool result, counted by the runner
 
 
 class Reader(Protocol):
