@@ -165,6 +165,22 @@ class Store:
             return False
         return status is not None and stat.S_ISREG(status.st_mode)
 
+    def signature(self, tier: Tier, doc_id: str) -> tuple[str, tuple[int, int, int]] | None:
+        """The path of ``doc_id`` in ``tier`` and its (mtime_ns, size, inode), or None when there is
+        no such file; what a reader that keeps texts compares to know a file has not moved."""
+        if "/" not in doc_id:
+            path = self._root_paths[tier] + os.sep + doc_id + DOC_SUFFIX
+            try:
+                status = os.lstat(path)
+            except OSError:
+                return None
+            if not stat.S_ISLNK(status.st_mode):
+                return path, (status.st_mtime_ns, status.st_size, status.st_ino)
+        path, status = self._probe(tier, doc_id)
+        if status is None:
+            return None
+        return path, (status.st_mtime_ns, status.st_size, status.st_ino)
+
     # -- reading -------------------------------------------------------------------------------
 
     def read(self, tier: Tier, doc_id: str) -> DocFile | None:
@@ -217,9 +233,9 @@ class Store:
         except OSError:
             return None
 
-    def _walk_ids(self, tier: Tier) -> Iterator[str]:
+    def _walk_ids(self, tier: Tier, top: str | None = None) -> Iterator[str]:
         root = self._root_paths[tier]
-        for directory, subdirectories, files in os.walk(root):
+        for directory, subdirectories, files in os.walk(top or root):
             subdirectories[:] = [name for name in subdirectories if not name.startswith(".")]
             prefix = os.path.relpath(directory, root).replace(os.sep, "/") + "/"
             prefix = "" if prefix == "./" else prefix
@@ -257,6 +273,17 @@ class Store:
     def all_shipped_ids(self) -> list[str]:
         """Every shipped doc, banked ones included (the manifest and packaging checks use this)."""
         return list(self._shipped_listing())
+
+    def ids_under(self, tier: Tier, collection: str) -> list[str]:
+        """The ids of ``tier`` under ``collection`` (an id ending in '/'), banked ones included, sorted;
+        a folder that is a link leading out of the tier holds none."""
+        if tier is Tier.SHIPPED:
+            return [doc_id for doc_id in self._shipped_listing() if doc_id.startswith(collection)]
+        root = self._root_paths[tier]
+        top = os.path.join(root, *collection.rstrip("/").split("/"))
+        if not os.path.isdir(top) or os.path.commonpath([os.path.realpath(top), root]) != root:
+            return []
+        return sorted(self._walk_ids(tier, top))
 
     def local_ids(self) -> list[str]:
         """Every local doc, indexed or not; never the index, the manifest or other hidden files."""
