@@ -4,13 +4,14 @@ Every read reads the file; only what is computed from its bytes (the sha256, the
 title and description, the links, the outline, where each line starts) is kept, keyed by the path
 and checked against the very bytes just read: a file whose bytes changed in any way, whatever its
 mtime says, is worked out afresh. The cache holds the bytes it compares against, at most
-``MAX_DOCS`` files, the least recently read dropped first.
+``MAX_DOCS`` files, the one worked out longest ago dropped first.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from functools import cached_property
 
 from .frontmatter import Frontmatter, describe, links_of, parse_frontmatter
@@ -65,13 +66,13 @@ _cache: dict[str, Derived] = {}
 _lock = threading.Lock()
 
 
-def derived(path: str, doc_id: str, data: bytes, text: str) -> Derived:
+def derived(path: str, doc_id: str, data: bytes, text: Callable[[], str]) -> Derived:
     """The facts of ``data`` (read from ``path`` as doc ``doc_id``), from the cache when the bytes
-    are the ones it holds."""
+    are the ones it holds; ``text()`` gives them decoded, asked for only when they are not."""
     found = _cache.get(path)
     if found is not None and found.doc_id == doc_id and (found.data is data or found.data == data):
         return found
-    made = Derived(doc_id, data, text)
+    made = Derived(doc_id, data, text())
     with _lock:
         _cache.pop(path, None)
         _cache[path] = made

@@ -128,10 +128,24 @@ def _section(section: str, requested: str) -> str:
     return section.strip()
 
 
+_parsed: dict[str, Request] = {}  # a pure function of the string: reads repeat the same few
+
+
 def parse_request(requested: object) -> Request:
     """Split a read into id, view and section: ``id[@view][#section]``; the id is checked."""
     if not isinstance(requested, str):
         return Request(check_doc_id(requested))
+    known = _parsed.get(requested)
+    if known is not None:
+        return known
+    parsed = _parse(requested)
+    if len(_parsed) >= 4096:
+        _parsed.clear()
+    _parsed[requested] = parsed
+    return parsed
+
+
+def _parse(requested: str) -> Request:
     head, has_section, section = requested.partition("#")
     view = None
     if "@" in head:

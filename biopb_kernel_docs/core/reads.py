@@ -15,13 +15,13 @@ from .values import DocView, OutlineView, SectionView
 
 
 def facts_of(doc: DocFile) -> Derived:
-    return derived(doc.path, doc.doc_id, doc.data, doc.text)
+    return derived(doc.path, doc.doc_id, doc.data, lambda: doc.text)
 
 
 def doc_view(doc: DocFile, shadows_shipped: bool, facts: Derived | None = None) -> DocView:
     facts = facts or facts_of(doc)
     updated = facts.info.updated or mtime_date(doc)
-    key = ("doc", doc.tier, shadows_shipped, updated, doc.path)
+    key = (shadows_shipped, updated, doc.path)  # the path names the tier
     view = facts.views.get(key)
     if view is None:
         parsed = facts.frontmatter
@@ -33,7 +33,7 @@ def doc_view(doc: DocFile, shadows_shipped: bool, facts: Derived | None = None) 
             updated=updated,
             shadows_shipped=shadows_shipped,
             sha256=facts.sha256,
-            text=doc.text,
+            text=facts.text,  # the same bytes, decoded once
             body=parsed.body,
             frontmatter=tuple(
                 (k, v if isinstance(v, str) else ", ".join(v)) for k, v in parsed.fields.items()
@@ -67,7 +67,7 @@ def section_view(
     """The section ``selector`` names (refused with the nearest headings when none matches)."""
     facts = facts or facts_of(doc)
     updated = facts.info.updated or mtime_date(doc)
-    key = ("section", selector, doc.tier, shadows_shipped, updated, doc.path)
+    key = (selector, shadows_shipped, updated, doc.path)
     view = facts.views.get(key)
     if view is None:
         outline = facts.outline
@@ -85,7 +85,7 @@ def section_view(
             position=position + 1,
             of=len(outline),
             also=also,
-            text=section_text(doc.text, facts.line_starts, entry),
+            text=section_text(facts.text, facts.line_starts, entry),
             path=doc.path,
         )
         if len(facts.views) < 64:  # a bound: the selectors one doc is asked for
