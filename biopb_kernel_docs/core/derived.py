@@ -56,6 +56,16 @@ class Derived:
         return line_starts(self.text)
 
     @cached_property
+    def byte_line_starts(self) -> list[int]:
+        """``line_starts`` in the bytes (where an RE2 search reports its matches)."""
+        data, starts = self.data, [0]
+        position = data.find(b"\n")
+        while position != -1:
+            starts.append(position + 1)
+            position = data.find(b"\n", position + 1)
+        return starts
+
+    @cached_property
     def outline(self) -> tuple[OutlineEntry, ...]:
         body = self.frontmatter.body
         first_line = self.text.count("\n", 0, len(self.text) - len(body)) + 1

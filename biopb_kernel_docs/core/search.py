@@ -49,13 +49,15 @@ class Query:
     pattern: Any  # the compiled RE2 pattern, or None for a literal
     needle: str  # a literal as it is sought (lower-cased unless case-sensitive)
 
-    def find(self, haystack: str) -> Iterator[int]:
-        """The offset of the first match on each matching line of ``haystack``, in order."""
+    def find(self, haystack: str | bytes) -> Iterator[int]:
+        """The offset of the first match on each matching line of ``haystack``, in order (a pattern
+        searches the file's bytes, encoded once, so offsets are bytes there)."""
         search = self._literal if self.pattern is None else self._pattern
+        newline = "\n" if isinstance(haystack, str) else b"\n"
         found = search(haystack, 0)
         while found != -1:
             yield found
-            line_end = haystack.find("\n", found)
+            line_end = haystack.find(newline, found)  # type: ignore[arg-type]
             if line_end == -1:
                 return
             found = search(haystack, line_end + 1)
@@ -277,10 +279,12 @@ def _why(err: DocsError) -> str:
 def _matching_lines(query: Query, entry: _Entry, limit: int) -> list[int]:
     """1-based numbers of the lines that match, at most ``limit``."""
     text = entry.facts.text
-    haystack = text if query.case_sensitive else entry.lowered
+    haystack: str | bytes | None = text if query.case_sensitive else entry.lowered
+    starts = entry.facts.line_starts
+    if query.regex:  # RE2 matches bytes; a str would be encoded again on every call
+        haystack, starts = entry.facts.data, entry.facts.byte_line_starts
     found: list[int] = []
     if haystack is not None:
-        starts = entry.facts.line_starts
         for offset in query.find(haystack):
             found.append(bisect.bisect_right(starts, offset))
             if len(found) >= limit:
