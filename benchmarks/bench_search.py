@@ -136,7 +136,8 @@ def main() -> None:
     print(
         f"search_docs benchmark, {time.strftime('%Y-%m-%d')}, Python {platform.python_version()}, "
         f"{platform.machine()}, {os.cpu_count()} cores, repeat={repeat} (the 2,000-doc rows "
-        f"{max(10, repeat // 5)}). Times in milliseconds; load average at the start {os.getloadavg()[0]:.1f}.\n"
+        f"{max(10, repeat // 5)}). Times in milliseconds; load average at the start "
+        f"{os.getloadavg()[0]:.1f}.\n"
     )
     print(
         "Floor: open, fstat, read, close and decode every file in scope, and one bare str.find per line "

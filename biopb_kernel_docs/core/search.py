@@ -52,8 +52,17 @@ class Query:
     def find(self, haystack: str | bytes) -> Iterator[int]:
         """The offset of the first match on each matching line of ``haystack``, in order (a pattern
         searches the file's bytes, encoded once, so offsets are bytes there)."""
-        search = self._literal if self.pattern is None else self._pattern
         newline = "\n" if isinstance(haystack, str) else b"\n"
+        if self.pattern is not None:  # one pass over the text; later matches on a line are skipped
+            line_end = -1
+            for match in self.pattern.finditer(haystack):
+                if match.start() > line_end:
+                    yield match.start()
+                    line_end = haystack.find(newline, match.start())  # type: ignore[arg-type]
+                    if line_end == -1:
+                        return
+            return
+        search = self._literal
         found = search(haystack, 0)
         while found != -1:
             yield found
@@ -64,10 +73,6 @@ class Query:
 
     def _literal(self, haystack: str, start: int) -> int:
         return haystack.find(self.needle, start)
-
-    def _pattern(self, haystack: str, start: int) -> int:
-        found = self.pattern.search(haystack, start)
-        return -1 if found is None else found.start()
 
     def spans(self, line: str) -> tuple[tuple[int, int], ...]:
         """Where the query matches in ``line`` (for highlighting), at most 20."""
