@@ -24,7 +24,7 @@ INDEX = """\
 - lab/: the lab's own notes
 - _promoted: a banked doc the index names
 
-ignored: old-method
+ignored: old-method, lab/retired
 """
 FLATFIELD = """\
 # Flatfield
@@ -48,6 +48,8 @@ def store(tiers) -> Store:
     tiers.ship("_banked", "# Banked\n\nValueError in a banked doc.\n")
     tiers.ship("_promoted", "# Promoted\n\nValueError in a promoted doc.\n")
     tiers.ship("lab/notes", "# Notes\n\nValueError under a listed collection.\n")
+    tiers.ship("lab/retired", "# Retired\n\nValueError under the collection, but ignored.\n")
+    tiers.ship("lab/_draft", "# Draft\n\nValueError under the collection, but banked.\n")
     tiers.ship("unlisted", "# Unlisted\n\nValueError in an unlisted doc.\n")
     tiers.put_local("index", INDEX)
     tiers.put_local("data", "# My data\n\nA local ValueError that shadows the shipped data.\n")
