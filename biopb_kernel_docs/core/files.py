@@ -39,7 +39,9 @@ def _kind_of(mode: int) -> str:
 def not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
     if stat.S_ISDIR(mode):
         return UnreadableDoc(
-            f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
+            f"{path} is a folder where a doc's file would be, so that doc cannot be read or written. "
+            "Rename the folder (no doc id names a folder ending in '.md'), then retry; "
+            f"{read(INDEX_ID)} lists the docs."
         )
     return UnreadableDoc(
         f"{path} is {_kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
