@@ -87,6 +87,15 @@ def parse_index(text: str) -> ParsedIndex:
     )
 
 
+def is_entry_line(line: str) -> bool:
+    """Whether ``line`` has the entry shape, ``- <id>: <hook>`` (code fences aside)."""
+    return line[:1] in _ENTRY_STARTS and _ENTRY.fullmatch(line.rstrip()) is not None
+
+
+def is_entry_or_heading_line(line: str) -> bool:
+    return _HEADING.match(line) is not None or is_entry_line(line)
+
+
 def _level(heading: str) -> int:
     return len(heading) - len(heading.lstrip("#"))
 

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import difflib
 
-from .edits import check_arguments, check_body, normalise_body, replace_once
+from .edits import (
+    check_arguments,
+    check_body,
+    check_heading,
+    check_index_lines,
+    normalise_body,
+    replace_once,
+)
 from .errors import (
     DocNotFound,
     EditRefused,
@@ -195,6 +202,7 @@ class Docs:
         if doc_id == INDEX_ID:
             before = len(parse_index(base.text).entries) if base else None
             check_entry_cap(before, len(parse_index(after).entries))
+            check_index_lines(base.text if base else None, after)
         filing = self._plan_filing(doc_id, after) if base is None and doc_id != INDEX_ID else None
         changes: list[FileChange] = []
         filed_under = None
@@ -262,6 +270,7 @@ class Docs:
             return None
         index_after = file_entry(parsed, doc_id, describe(doc_id, text).description)
         check_entry_cap(len(parsed.entries), len(parsed.entries) + 1, doc_id=doc_id)
+        check_index_lines(index.text, index_after, doc_id=doc_id)
         check_body(INDEX_ID, index_after)
         return index, index_after
 
@@ -270,8 +279,7 @@ class Docs:
     def file_doc(self, doc_id: str, heading: str, if_match: str | None = None) -> WriteResult:
         """File ``doc_id`` (a shipped doc from the new-docs tail, say) under ``heading``."""
         doc_id = check_doc_id(doc_id)
-        if not isinstance(heading, str) or not heading.strip() or "\n" in heading:
-            raise InvalidArguments("heading must be one line of text, such as '## Procedures'.")
+        heading = check_heading(heading)
 
         def edit(parsed: ParsedIndex) -> str:
             listed = next((e for e in parsed.entries if e.doc_id == doc_id), None)
@@ -280,10 +288,10 @@ class Docs:
             doc = self.store.read(Tier.SHIPPED, doc_id) or self.store.read(Tier.LOCAL, doc_id)
             if doc is None:
                 raise self._not_found(doc_id)
-            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading.strip())
+            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading)
 
         result = self._edit_index(edit, if_match)
-        shown = heading.strip() if heading.lstrip().startswith("#") else f"## {heading.strip()}"
+        shown = heading if heading.startswith("#") else f"## {heading}"
         return WriteResult(result.id, result.outcome, shown, False, result.changes)
 
     def ignore_doc(self, doc_id: str, if_match: str | None = None) -> WriteResult:
@@ -319,6 +327,7 @@ class Docs:
                 return WriteResult(INDEX_ID, "unchanged", None, False, ())
             check_body(INDEX_ID, after)
             check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
+            check_index_lines(index.text, after)
             return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
 
 
