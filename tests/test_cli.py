@@ -182,3 +182,22 @@ def test_a_lone_surrogate_or_undecodable_stdin_is_a_clear_refusal_not_a_tracebac
     assert undecodable.returncode == 2
     assert b"stdin is not valid UTF-8 (byte 0xe9 at offset 5)" in undecodable.stderr
     assert not (tiers.local / "mine.md").exists()
+
+
+def test_a_budget_that_is_not_plain_digits_is_a_usage_mistake_not_a_crash(tiers):
+    for flags in (["--host-budget", "claude-code=²"], ["--host-budget", "x=" + "9" * 5000]):
+        done = _run("mcp", "--in-process", *flags, *_tier_args(tiers))
+        assert done.returncode == 2, done.stderr
+        assert "--host-budget takes NAME=CHARS" in done.stderr
+        assert "Traceback" not in done.stderr
+    for budget in ("-5", "١٠", "1e3"):
+        done = _run("mcp", "--in-process", f"--instructions-budget={budget}", *_tier_args(tiers))
+        assert done.returncode == 2, done.stderr
+        assert "must be a whole number of characters from 0 to 999,999,999" in done.stderr
+
+
+def test_a_write_naming_a_folder_ending_in_md_is_refused_with_the_id_to_use(tiers):
+    done = _run("write", "flatfield.md/y", "--body-file", "-", *_tier_args(tiers), stdin="# Y\n")
+    assert done.returncode == 2
+    assert "use 'flatfield/y'" in done.stderr
+    assert not (tiers.local / "flatfield.md").exists()

@@ -112,7 +112,7 @@ def _add_mcp(subparsers) -> None:
     )
     parser.add_argument("--kernel-name", default="python3", help="kernelspec of the kernel the server starts")
     parser.add_argument(
-        "--instructions-budget", type=int, metavar="CHARS", help="cap on the handshake instructions"
+        "--instructions-budget", type=_count, metavar="CHARS", help="cap on the handshake instructions"
     )
     parser.add_argument(
         "--host-budget",
@@ -152,6 +152,19 @@ def _add_mcp(subparsers) -> None:
     )
     _add_store_options(parser)
     parser.set_defaults(operation=None, serve=True, parser=parser)
+
+
+def _is_count(text: str) -> bool:
+    """Digits 0-9 only ('²' passes str.isdigit, then int() fails on it), and not absurdly many."""
+    return 0 < len(text) <= operations.NUMBER_DIGITS and text.isascii() and text.isdigit()
+
+
+def _count(text: str) -> int:
+    if not _is_count(text):
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of characters from 0 to {operations.NUMBER_LIMIT:,}, not {text!r}"
+        )
+    return int(text)
 
 
 def _add_bench(subparsers) -> None:
@@ -276,7 +289,7 @@ def _host_budgets(pairs: list[str]) -> dict[str, int]:
     budgets = dict(KNOWN_HOST_BUDGETS)
     for pair in pairs:
         name, _, chars = pair.partition("=")
-        if not name or not chars.isdigit():
+        if not name or not _is_count(chars):
             raise UsageError(f"--host-budget takes NAME=CHARS, such as claude-code=2048; got {pair!r}.")
         budgets[name] = int(chars)
     return budgets
