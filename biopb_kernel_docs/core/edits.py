@@ -8,7 +8,8 @@ from __future__ import annotations
 import unicodedata
 
 from .errors import EditRefused, InvalidArguments, LimitExceeded
-from .index import is_entry_or_heading_line
+from .ids import INDEX_ID
+from .index import MARKER_TEXT, is_entry_line, is_entry_or_heading_line
 from .phrases import argument, read
 
 BODY_LINE_CAP = 300
@@ -170,3 +171,41 @@ def replace_once(doc_id: str, text: str, old: str, new: str) -> str:
             "indentation, line breaks and spacing."
         )
     raise EditRefused(f"{argument('old')} was not found in {doc_id!r}, so nothing was written. {hint}")
+
+
+def _drop_marker(line: str) -> tuple[str, str | None]:
+    """``line`` without a renderer marker ending it (one space, then the marker), and that marker."""
+    for marker in MARKER_TEXT.values():
+        if line.endswith(" " + marker):
+            return line[: -len(marker) - 1], marker
+    return line, None
+
+
+def replace_in_index(text: str, old: str, new: str) -> tuple[str, tuple[str, ...]]:
+    """An old/new edit of index.md that takes text copied from the rendered index (§2, issue 22).
+
+    The rendering ends some entry lines with a marker, `` (missing)`` or `` (local copy)``, that
+    index.md does not hold. An ``old`` that is not in the file but is once those exact suffixes
+    are removed from its lines is applied without them. A marker ending an entry line that the
+    edit writes is left out too: the loader adds markers from the store's state, so written into
+    the file one would read as part of the hook, and show twice. Returns the new text and the
+    markers left out (none: the edit was taken as it came).
+    """
+    dropped: list[str] = []
+    if _occurrences(text, old) == 0:
+        lines = [_drop_marker(line) for line in old.split("\n")]
+        unmarked = "\n".join(line for line, _ in lines)
+        if unmarked != old and _occurrences(text, unmarked) > 0:
+            old = unmarked
+            dropped += [marker for _, marker in lines if marker]
+    after = replace_once(INDEX_ID, text, old, new)
+    held = set(text.split("\n"))
+    lines = after.split("\n")
+    for number, line in enumerate(lines):
+        if line in held:
+            continue
+        unmarked_line, marker = _drop_marker(line.rstrip())
+        if marker and is_entry_line(unmarked_line):
+            lines[number] = unmarked_line
+            dropped.append(marker)
+    return "\n".join(lines), tuple(dict.fromkeys(dropped))

@@ -21,8 +21,11 @@ from .errors import EditRefused, LimitExceeded
 from .frontmatter import scan_prose
 from .ids import ID_PATTERN, INDEX_ID, is_id_shaped
 from .phrases import write_replace
+from .values import Marker
 
 ENTRY_CAP = 200
+# §2: what the rendering appends to an entry line (after one space); index.md never holds these.
+MARKER_TEXT: dict[Marker, str] = {"missing": "(missing)", "local copy": "(local copy)"}
 UNFILED_HEADING = "## Unfiled"
 IGNORED_PREFIX = "ignored:"
 

@@ -20,6 +20,7 @@ from .edits import (
     check_heading,
     check_index_lines,
     normalise_body,
+    replace_in_index,
     replace_once,
 )
 from .errors import (
@@ -185,6 +186,7 @@ class Docs:
         shipped = self.store.read(Tier.SHIPPED, doc_id) if local is None and doc_id != INDEX_ID else None
         base = local or shipped
         self._check_precondition(doc_id, base, if_match, implicit=body is not None)
+        markers: tuple[str, ...] = ()  # the rendered index's markers an old/new quote carried
         if body is not None:
             after = normalise_body(body)
         else:
@@ -195,9 +197,13 @@ class Docs:
                     f"No doc {doc_id!r} to edit. Create it with {write_body(doc_id)}, or check the id "
                     f"against {read(INDEX_ID)}."
                 )
-            after = replace_once(doc_id, base.text, old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+            if doc_id == INDEX_ID:
+                after, markers = replace_in_index(base.text, old, new)
+            else:
+                after = replace_once(doc_id, base.text, old, new)
         if base is not None and after == base.text:
-            return WriteResult(doc_id, "unchanged", None, False, ())
+            return WriteResult(doc_id, "unchanged", None, False, (), rendered_markers=markers)
         check_body(doc_id, after)
         if doc_id == INDEX_ID:
             before = len(parse_index(base.text).entries) if base else None
@@ -233,7 +239,9 @@ class Docs:
         )
         outcome = "created" if base is None else ("shadowed" if local is None else "updated")
         already_listed = base is None and doc_id != INDEX_ID and filing is None
-        return WriteResult(doc_id, outcome, filed_under, already_listed, (change, *changes))
+        return WriteResult(
+            doc_id, outcome, filed_under, already_listed, (change, *changes), rendered_markers=markers
+        )
 
     def _check_precondition(
         self, doc_id: str, base: DocFile | None, if_match: str | None, implicit: bool

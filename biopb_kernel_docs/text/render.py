@@ -8,8 +8,8 @@ points to are spelled for the surface it reaches (``phrases``).
 from __future__ import annotations
 
 from ..core.ids import INDEX_ID
+from ..core.index import MARKER_TEXT
 from ..core.phrases import Surface, read_diff, render, write_replace
-from ..core.reconcile import MARKER_TEXT
 from ..core.values import ConfigView, DiffView, DocView, IndexView, Read, WriteResult
 
 MARKERS = MARKER_TEXT
@@ -84,6 +84,17 @@ def read_text(value: Read, surface: Surface = Surface.AGENT, *, ignored_as_count
 
 
 def write_summary(result: WriteResult) -> str:
+    summary = _write_outcome(result)
+    if result.rendered_markers:
+        markers = " and ".join(result.rendered_markers)
+        summary += (
+            f" Your old/new text quoted the rendered index: its {markers} marker is added by the "
+            "loader and is not in index.md, so the edit was applied to the file's own text, without it."
+        )
+    return summary
+
+
+def _write_outcome(result: WriteResult) -> str:
     doc_id = result.id
     if result.outcome == "unchanged":
         return f"No change: {doc_id!r} already has this text, so nothing was written."
