@@ -95,8 +95,12 @@ def is_entry_line(line: str) -> bool:
     return line[:1] in _ENTRY_STARTS and _ENTRY.fullmatch(line.rstrip()) is not None
 
 
+def is_heading_line(line: str) -> bool:
+    return _HEADING.match(line) is not None
+
+
 def is_entry_or_heading_line(line: str) -> bool:
-    return _HEADING.match(line) is not None or is_entry_line(line)
+    return is_heading_line(line) or is_entry_line(line)
 
 
 def _level(heading: str) -> int:

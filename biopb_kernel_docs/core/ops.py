@@ -32,6 +32,7 @@ from .errors import (
     StaleWrite,
     StoreUnavailable,
 )
+from .filing import filing_move
 from .frontmatter import describe, links_of, parse_frontmatter
 from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, split_view
 from .index import (
@@ -239,8 +240,15 @@ class Docs:
         )
         outcome = "created" if base is None else ("shadowed" if local is None else "updated")
         already_listed = base is None and doc_id != INDEX_ID and filing is None
+        move = filing_move(filing[1], doc_id) if filing is not None else None
         return WriteResult(
-            doc_id, outcome, filed_under, already_listed, (change, *changes), rendered_markers=markers
+            doc_id,
+            outcome,
+            filed_under,
+            already_listed,
+            (change, *changes),
+            rendered_markers=markers,
+            move=move,
         )
 
     def _check_precondition(

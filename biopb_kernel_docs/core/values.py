@@ -117,6 +117,16 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class IndexMove:
+    """The old/new edit of the index that files a created doc under one of its own headings."""
+
+    heading: str  # where the entry would go, as written in the index ('## Procedures')
+    old: str
+    new: str
+    removes_unfiled: bool  # the entry was ## Unfiled's only one, so the edit removes that heading
+
+
+@dataclass(frozen=True)
 class WriteResult:
     id: str
     outcome: Literal["created", "shadowed", "updated", "unchanged"]
@@ -126,6 +136,9 @@ class WriteResult:
     # An old/new edit of the index quoted from its rendering: the markers ('(local copy)') it
     # carried, which the file does not hold and the edit was applied without.
     rendered_markers: tuple[str, ...] = ()
+    # A created doc filed under ## Unfiled: the edit that moves its entry under a heading of the
+    # index's own (§2: the store never moves it by itself).
+    move: IndexMove | None = None
 
     @property
     def sha256(self) -> str | None:
@@ -206,6 +219,7 @@ VALUE_TYPES: dict[str, type] = {
         IndexView,
         DiffView,
         FileChange,
+        IndexMove,
         WriteResult,
         Setting,
         ConfigView,

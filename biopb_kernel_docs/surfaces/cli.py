@@ -36,6 +36,7 @@ EXAMPLES = {
     "write": [
         "biopb-kernel-docs write my-lab/nuclei --body-file protocol.md",
         "biopb-kernel-docs write flatfield --old-file old.txt --new-file new.txt",
+        "biopb-kernel-docs write index --old='- flatfield: old hook' --new='- flatfield: new hook'",
         "cat protocol.md | biopb-kernel-docs write my-lab/nuclei --body-file - --if-match SHA",
     ],
     "index": ["biopb-kernel-docs index", "biopb-kernel-docs index --json"],
@@ -80,9 +81,11 @@ def _add_operation(subparsers, op: Operation) -> None:
     )
     for p in op.parameters:
         if p.kind == "text":
-            parser.add_argument(
-                f"--{p.name}-file", dest=p.name, metavar="FILE", help=f"{p.help} ('-': stdin)"
+            text = parser.add_mutually_exclusive_group()
+            text.add_argument(
+                f"--{p.name}-file", dest=f"{p.name}_file", metavar="FILE", help=f"{p.help} ('-': stdin)"
             )
+            text.add_argument(f"--{p.name}", dest=p.name, metavar="TEXT", help="the same, given inline")
         elif p.kind == "sha":
             parser.add_argument("--if-match", dest=p.name, metavar="SHA", help=p.help)
         elif p.required:
@@ -239,14 +242,15 @@ def _read_input(option: str, source: str) -> str:
 
 
 def _arguments(op: Operation, namespace: argparse.Namespace) -> dict[str, Any]:
-    sources = [getattr(namespace, p.name) for p in op.parameters if p.kind == "text"]
+    sources = [getattr(namespace, f"{p.name}_file") for p in op.parameters if p.kind == "text"]
     if sources.count("-") > 1:
         raise UsageError("Only one of the --*-file options can be '-' (stdin).")
     arguments = {}
     for p in op.parameters:
-        value = getattr(namespace, p.name)
+        source = getattr(namespace, f"{p.name}_file", None) if p.kind == "text" else None
+        value = _read_input(p.name, source) if source is not None else getattr(namespace, p.name)
         if value is not None:
-            arguments[p.name] = _read_input(p.name, value) if p.kind == "text" else value
+            arguments[p.name] = value
     return arguments
 
 

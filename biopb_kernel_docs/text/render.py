@@ -8,9 +8,9 @@ points to are spelled for the surface it reaches (``phrases``).
 from __future__ import annotations
 
 from ..core.ids import INDEX_ID
-from ..core.index import MARKER_TEXT
-from ..core.phrases import Surface, read_diff, render, write_replace
-from ..core.values import ConfigView, DiffView, DocView, IndexView, Read, WriteResult
+from ..core.index import MARKER_TEXT, UNFILED_HEADING
+from ..core.phrases import Surface, read_diff, render, replace_call, write_replace
+from ..core.values import ConfigView, DiffView, DocView, IndexMove, IndexView, Read, WriteResult
 
 MARKERS = MARKER_TEXT
 NEW_TAIL_TITLE = "## New shipped docs"
@@ -112,9 +112,23 @@ def _write_outcome(result: WriteResult) -> str:
     return "Edited the index." if doc_id == INDEX_ID else f"Updated local doc {doc_id!r}."
 
 
+def move_lead(move: IndexMove) -> str:
+    """The sentence before a create's filing edit (issue 22: filing is one copy away)."""
+    removed = f", which also removes the {UNFILED_HEADING} it leaves empty" if move.removes_unfiled else ""
+    return (
+        f"Its line is under {UNFILED_HEADING} in the index. To file it under {move.heading} (the "
+        f"index's heading with the most entries), make this edit{removed}:"
+    )
+
+
 def write_text(result: WriteResult, surface: Surface = Surface.AGENT) -> str:
-    """The summary, then the diff of each file the write changed (§3: the result is the diff)."""
-    return "\n\n".join([render(write_summary(result), surface), *(c.diff() for c in result.changes)])
+    """The summary, then the diff of each file the write changed (§3: the result is the diff), then
+    for a created doc the edit that files it under a heading of the index (it ends the text)."""
+    parts = [render(write_summary(result), surface), *(c.diff() for c in result.changes)]
+    if result.move is not None:
+        move = result.move
+        parts.append(render(f"{move_lead(move)}\n{replace_call(INDEX_ID, move.old, move.new)}", surface))
+    return "\n\n".join(parts)
 
 
 def config_text(view: ConfigView) -> str:
