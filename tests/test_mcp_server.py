@@ -479,3 +479,33 @@ async def test_modern_era_calls_with_unknown_arguments_are_refused_too(home, tie
         assert result.is_error
         assert text_of(result).startswith("write_doc has no parameter 'if_match'")
     assert not (tiers.local / "lab" / "x.md").exists()
+
+
+# -- index edits an agent makes (issue 22) ------------------------------------------------------------
+
+
+async def test_an_agent_edits_a_marked_index_line_and_files_a_new_doc_with_the_call_it_is_given(home, tiers):
+    from biopb_kernel_docs.core.index import parse_index
+
+    from .test_filing import agent_call
+
+    tiers.put_local("data", "# My data notes\n")  # a shadow: its entry is marked (local copy)
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        index = text_of(await session.call_tool("read_doc", {"id": "index"}))
+        (line,) = [line for line in index.split("\n") if line.startswith("- data:")]
+        edited = await session.call_tool(
+            "write_doc", {"id": "index", "old": line, "new": line.replace("how arrays are laid out", "axes")}
+        )
+        assert not edited.is_error, text_of(edited)
+        assert "its (local copy) marker is added by the loader and is not in index.md" in text_of(edited)
+
+        created = await session.call_tool("write_doc", {"id": "lab/cells", "body": "# Cells\n\nPer cell.\n"})
+        printed = text_of(created)
+        assert printed.split("\n")[-1].startswith('write_doc("index", old="')
+        moved = await session.call_tool("write_doc", {"id": "index", **agent_call(printed)})
+        assert not moved.is_error, text_of(moved)
+    index = tiers.local_text("index")
+    assert "- data: axes\n" in index
+    (entry,) = [e for e in parse_index(index).entries if e.doc_id == "lab/cells"]
+    assert entry.heading == "## Procedures"
