@@ -210,6 +210,11 @@ class Docs:
             before = len(parse_index(base.text).entries) if base else None
             check_entry_cap(before, len(parse_index(after).entries))
             check_index_lines(base.text if base else None, after)
+        if base is None and (blocker := self.store.file_in_the_way(doc_id)):
+            raise EditRefused(
+                f"{doc_id!r} cannot be created: {blocker} is a file, where this id needs a folder. Nothing "
+                "was written. Move that file aside, or choose another id."
+            )
         filing = self._plan_filing(doc_id, after) if base is None and doc_id != INDEX_ID else None
         changes: list[FileChange] = []
         filed_under = None

@@ -100,7 +100,7 @@ the index included: write_doc("index", old="- x: ...", new="- x: ...").
 - Writing to a shipped id makes a local copy that shadows it; shipped text is never changed.
 - There is no delete: retire a doc by removing its index line, a shipped one by adding its id to \
 the ignored: line.
-- Limits: 300 lines per doc, 200 index entries.
+- Limits: 300 lines and 64 KiB per doc, 1 KiB per index line, 200 index entries.
 """
 
 _ID = Parameter("id", "id", True, 'A doc id such as "kernel" or "my-lab/nuclei"; "index" is the index.')

@@ -1,11 +1,12 @@
-"""A store that already holds a folder named like a doc file (``flatfield.md/``): made by hand, or
-by a version that let an id such as ``flatfield.md/y`` through (issue 21, item 2)."""
+"""A local tier with a path in the way (issue 21, item 2): a folder named like a doc file
+(``flatfield.md/``, made by hand or by a version that let the id ``flatfield.md/y`` through), or a
+file where an id needs a folder. Refused with the truth, and never a (missing) entry to be stuck with."""
 
 from __future__ import annotations
 
 import pytest
 
-from biopb_kernel_docs.core.errors import InvalidDocId, UnreadableDoc
+from biopb_kernel_docs.core.errors import EditRefused, InvalidDocId, StoreUnavailable, UnreadableDoc
 
 
 @pytest.fixture
@@ -47,3 +48,28 @@ def test_renaming_the_folder_makes_the_doc_readable_again(with_folder, docs):
     (with_folder.local / "flatfield.md").rename(with_folder.local / "flatfield-notes")
     assert docs.read_doc("flatfield").tier == "shipped"
     assert docs.read_doc("flatfield-notes/y").tier == "local"
+
+
+def test_a_file_where_a_new_ids_folder_must_be_refuses_the_create_before_filing_it(tiers, docs):
+    docs.index()
+    index = tiers.local_text("index")
+    (tiers.local / "lab").write_text("a note saved without .md\n")
+    with pytest.raises(EditRefused) as caught:
+        docs.write_doc("lab/x", body="# X\n")
+    assert str(caught.value).startswith(
+        f"'lab/x' cannot be created: {tiers.local / 'lab'} is a file, where this id needs a folder. "
+        "Nothing was written."
+    )
+    assert tiers.local_text("index") == index  # no (missing) entry that no retry could fill
+
+
+def test_a_write_the_disk_refuses_names_the_cause_and_what_was_left(tiers, docs):
+    tiers.ship("lab/x", "# Shipped X\n")
+    (tiers.local / "lab").parent.mkdir(parents=True, exist_ok=True)
+    (tiers.local / "lab").write_text("in the way\n")
+    with pytest.raises(StoreUnavailable) as caught:
+        docs.write_doc("lab/x", body="# My X\n")  # a shadow: no entry is filed first
+    message = str(caught.value)
+    assert "a file is where a folder on its path must be" in message
+    assert "That file was left as it was. Move that file aside" in message
+    assert "space" not in message
