@@ -4,6 +4,7 @@ for the server's own failure, and then in the API's own shape."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -46,8 +47,9 @@ async def _refused(jp_fetch, tiers, path, method, body, status, kind, says):
     before = _files(tiers)
     response = await _api(jp_fetch, *path, method=method, body=body)
     refusal = json.loads(response.body)
-    assert (response.code, refusal["kind"]) == (status, kind), refusal
-    assert says in refusal["message"], refusal["message"]
+    case = (path, str(body)[:80])
+    assert (response.code, refusal["kind"]) == (status, kind), (case, refusal)
+    assert says in refusal["message"], (case, refusal["message"])
     assert "Traceback" not in response.body.decode()
     assert _files(tiers) == before
     return refusal["message"]
@@ -57,12 +59,14 @@ def test_every_route_that_takes_a_body_is_listed():
     assert len(BODY_ROUTES) == 11
 
 
-@pytest.mark.parametrize(("area", "name", "method"), BODY_ROUTES)
-async def test_deeply_nested_json_is_a_400_on_every_route_with_a_body(
-    jp_fetch, server_tiers, area, name, method
-):
+# Cases loop inside one test where they share a server: each Jupyter Server costs most of a second.
+
+
+async def test_deeply_nested_json_is_a_400_on_every_route_with_a_body(jp_fetch, server_tiers):
     await _api(jp_fetch, "index")
-    for body in ("[" * 100_000, '{"body": ' + "[" * 100_000 + "]" * 100_000 + "}"):
+    for (area, name, method), body in itertools.product(
+        BODY_ROUTES, ("[" * 100_000, '{"body": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    ):
         await _refused(
             jp_fetch,
             server_tiers,
@@ -75,21 +79,19 @@ async def test_deeply_nested_json_is_a_400_on_every_route_with_a_body(
         )
 
 
-@pytest.mark.parametrize(
-    "budget", ["²", "١", "9" * 5000, "1" * 10, -1, "-1", "+5", " 5", "1.5", 1.5, True, ""]
-)
-async def test_a_budget_that_is_not_a_plain_whole_number_is_a_400(jp_fetch, server_tiers, budget):
-    message = await _refused(
-        jp_fetch,
-        server_tiers,
-        ("ops", "handshake"),
-        "POST",
-        {"budget": budget},
-        400,
-        "InvalidArguments",
-        "handshake's 'budget' must be a whole number from 0 to 999,999,999, written with the digits 0-9",
-    )
-    assert len(message) < 300  # a 5,000-digit budget is not echoed back
+async def test_a_budget_that_is_not_a_plain_whole_number_is_a_400(jp_fetch, server_tiers):
+    for budget in ["²", "١", "9" * 5000, "1" * 10, -1, "-1", "+5", " 5", "1.5", 1.5, True, ""]:
+        message = await _refused(
+            jp_fetch,
+            server_tiers,
+            ("ops", "handshake"),
+            "POST",
+            {"budget": budget},
+            400,
+            "InvalidArguments",
+            "handshake's 'budget' must be a whole number from 0 to 999,999,999, written with the digits 0-9",
+        )
+        assert len(message) < 300  # a 5,000-digit budget is not echoed back
 
 
 async def test_a_budget_of_plain_digits_is_accepted(jp_fetch):
@@ -109,14 +111,17 @@ async def _one_hunk(jp_fetch, server_tiers):
     return item
 
 
-@pytest.mark.parametrize("hunk", [-1, -2, 1, 7, "-1", "²", "1" * 5000, 0.0, True])
-@pytest.mark.parametrize("name", ["revert_hunk", "mark_reviewed"])
-async def test_a_hunk_outside_the_review_is_a_400_and_changes_nothing(jp_fetch, server_tiers, name, hunk):
+async def test_a_hunk_outside_the_review_is_a_400_and_changes_nothing(jp_fetch, server_tiers):
     one_hunk = await _one_hunk(jp_fetch, server_tiers)
-    arguments = {"id": "index", "hunk": hunk}
-    arguments["if_match" if name == "revert_hunk" else "sha"] = one_hunk["sha256"]
-    says = "from 0 to 0" if isinstance(hunk, int) and not isinstance(hunk, bool) and hunk >= 0 else "must be"
-    await _refused(jp_fetch, server_tiers, ("ops", name), "POST", arguments, 400, "InvalidArguments", says)
+    hunks = [-1, -2, 1, 7, "-1", "²", "1" * 5000, 0.0, True]
+    for name, hunk in itertools.product(["revert_hunk", "mark_reviewed"], hunks):
+        arguments = {"id": "index", "hunk": hunk}
+        arguments["if_match" if name == "revert_hunk" else "sha"] = one_hunk["sha256"]
+        in_range = isinstance(hunk, int) and not isinstance(hunk, bool) and hunk >= 0
+        says = "from 0 to 0" if in_range else "must be"
+        await _refused(
+            jp_fetch, server_tiers, ("ops", name), "POST", arguments, 400, "InvalidArguments", says
+        )
     assert "the agent's hook" in server_tiers.local_text("index")
 
 
@@ -128,30 +133,28 @@ async def test_hunk_zero_of_one_still_reverts(jp_fetch, server_tiers):
     assert "correct uneven illumination" in server_tiers.local_text("index")
 
 
-@pytest.mark.parametrize(
-    ("heading", "status", "kind", "says"),
-    [
-        ("## Lone \ud800 surrogate", 400, "InvalidArguments", "lone surrogate (U+D800"),
-        ("## NUL\x00here", 400, "InvalidArguments", "NUL character"),
-        ("## Two\n## lines", 400, "InvalidArguments", "line break"),
-        ("## Carriage\rreturn", 400, "InvalidArguments", "line break"),
-        ("## Line\u2028separator", 400, "InvalidArguments", "line break"),
-        ("   ", 400, "InvalidArguments", "The heading is empty"),
-        (
-            "## " + "x" * 2000,
-            413,
-            "LimitExceeded",
-            "2,003 bytes in the index; the cap is 1 KiB (1,024 bytes)",
-        ),
-        ("## " + "x" * 10_000_000, 413, "LimitExceeded", "the cap is 1 KiB (1,024 bytes) per index line"),
-    ],
-)
-async def test_a_heading_that_cannot_be_one_index_line_is_refused(
-    jp_fetch, server_tiers, heading, status, kind, says
-):
+HEADINGS = [
+    ("## Lone \ud800 surrogate", 400, "InvalidArguments", "lone surrogate (U+D800"),
+    ("## NUL\x00here", 400, "InvalidArguments", "NUL character"),
+    ("## Two\n## lines", 400, "InvalidArguments", "line break"),
+    ("## Carriage\rreturn", 400, "InvalidArguments", "line break"),
+    ("## Line\u2028separator", 400, "InvalidArguments", "line break"),
+    ("   ", 400, "InvalidArguments", "The heading is empty"),
+    (
+        "## " + "x" * 2000,
+        413,
+        "LimitExceeded",
+        "2,003 bytes in the index; the cap is 1 KiB (1,024 bytes)",
+    ),
+    ("## " + "x" * 10_000_000, 413, "LimitExceeded", "the cap is 1 KiB (1,024 bytes) per index line"),
+]
+
+
+async def test_a_heading_that_cannot_be_one_index_line_is_refused(jp_fetch, server_tiers):
     await _api(jp_fetch, "index")
-    body = {"id": "segment-nuclei", "heading": heading}
-    await _refused(jp_fetch, server_tiers, ("ops", "file_doc"), "POST", body, status, kind, says)
+    for heading, status, kind, says in HEADINGS:
+        body = {"id": "segment-nuclei", "heading": heading}
+        await _refused(jp_fetch, server_tiers, ("ops", "file_doc"), "POST", body, status, kind, says)
 
 
 async def test_a_heading_of_exactly_1024_bytes_is_filed(jp_fetch, server_tiers):
