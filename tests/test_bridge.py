@@ -67,11 +67,12 @@ def test_a_refusal_keeps_its_kind_and_its_next_step_across_the_wire(doc_store, t
         ("{not json", InvalidArguments, "not valid JSON"),
         (json.dumps([1, 2]), InvalidArguments, "JSON object"),
         (None, InvalidArguments, "JSON text"),
+        ("[" * 100_000, InvalidArguments, "nests JSON too deeply"),
         (json.dumps({"protocol": 1, "session": "s", "operation": "read_doc"}), BridgeMismatch, "Upgrade"),
         (wire.request_frame("s", "grep_docs", {"query": "x"}), InvalidArguments, "Unknown operation"),
         (wire.request_frame("s", "read_doc", {"id": 7}), InvalidArguments, "must be a string"),
         (wire.request_frame("s", "read_doc", {"doc": "x"}), InvalidArguments, "has no argument 'doc'"),
-        ("x" * (wire.MAX_FRAME_CHARS + 1), LimitExceeded, "limit"),
+        ("x" * (wire.MAX_FRAME_BYTES + 1), LimitExceeded, "the limit is 8 MiB"),
     ],
 )
 def test_a_bad_request_gets_an_answer_saying_what_is_wrong(doc_store, frame, error, says):

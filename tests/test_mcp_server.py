@@ -461,3 +461,87 @@ async def test_a_subscriber_that_went_away_never_breaks_a_write(tiers):
     assert not result.is_error, text_of(result)
     assert tiers.local_text("lab/after") == "# After\n"
     assert gone not in bridge._handshake_subscribers
+
+
+# -- bad input (issue 21) -----------------------------------------------------------------------------
+
+
+async def test_bad_input_is_refused_with_the_stores_words_and_writes_nothing(home, tiers):
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        index = (await session.call_tool("read_doc", {"id": "index"})).content[0].text
+        before = {p: p.read_bytes() for p in tiers.local.rglob("*.md")}
+
+        guarded = await session.call_tool(
+            "write_doc", {"id": "flatfield", "body": "# Mine\n", "if_match": "0" * 64}
+        )
+        assert guarded.is_error
+        assert text_of(guarded).startswith(
+            "write_doc has no parameter 'if_match'; it takes id, body, old, new. Nothing was done. There "
+            "is no if_match here: your session remembers the text of each doc you read"
+        )
+        extra = await session.call_tool("read_doc", {"id": "data", "section": "Axes", "x" * 100: 1})
+        assert extra.is_error
+        assert text_of(extra).startswith("read_doc has no parameter 'section', 'xxxxxxxxx")
+        assert text_of(extra).endswith("...'; it takes id. Nothing was done.")
+
+        long_line = await session.call_tool("write_doc", {"id": "long", "body": "x" * 2_000_000})
+        assert long_line.is_error
+        assert text_of(long_line).startswith(
+            "'long' would be 2,000,001 bytes; the cap is 64 KiB (65,536 bytes) per doc"
+        )
+        folder = await session.call_tool("write_doc", {"id": "flatfield.md/y", "body": "# Y\n"})
+        assert folder.is_error
+        assert "Ids carry no '.md' in any name: use 'flatfield/y'." in text_of(folder)
+
+        typed = await session.call_tool("write_doc", {"id": "lab/x", "body": 7})
+        assert typed.is_error
+        assert text_of(typed) == "write_doc's 'body' must be a string, not int."
+
+        assert (await session.call_tool("read_doc", {"id": "index"})).content[0].text == index
+
+        json_text = await session.call_tool(  # the SDK would parse it into a list, then refuse that
+            "write_doc", {"id": "flatfield", "old": "Step one.", "new": '["a", {"b": 1}]'}
+        )
+        assert not json_text.is_error, text_of(json_text)
+    assert tiers.local_text("flatfield").endswith('# Flatfield\n\n["a", {"b": 1}]\n')
+    after = {p: p.read_bytes() for p in tiers.local.rglob("*.md")}
+    assert {p: b for p, b in after.items() if p.stem != "flatfield"} == before
+
+
+async def test_modern_era_calls_with_unknown_arguments_are_refused_too(home, tiers):
+    async with Client(own_kernel(home, tiers, "--in-process")) as client:
+        result = await client.call_tool("write_doc", {"id": "lab/x", "body": "# X\n", "if_match": "abc"})
+        assert result.is_error
+        assert text_of(result).startswith("write_doc has no parameter 'if_match'")
+    assert not (tiers.local / "lab" / "x.md").exists()
+
+
+# -- index edits an agent makes (issue 22) ------------------------------------------------------------
+
+
+async def test_an_agent_edits_a_marked_index_line_and_files_a_new_doc_with_the_call_it_is_given(home, tiers):
+    from biopb_kernel_docs.core.index import parse_index
+
+    from .test_filing import agent_call
+
+    tiers.put_local("data", "# My data notes\n")  # a shadow: its entry is marked (local copy)
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        index = text_of(await session.call_tool("read_doc", {"id": "index"}))
+        (line,) = [line for line in index.split("\n") if line.startswith("- data:")]
+        edited = await session.call_tool(
+            "write_doc", {"id": "index", "old": line, "new": line.replace("how arrays are laid out", "axes")}
+        )
+        assert not edited.is_error, text_of(edited)
+        assert "its (local copy) marker is added by the loader and is not in index.md" in text_of(edited)
+
+        created = await session.call_tool("write_doc", {"id": "lab/cells", "body": "# Cells\n\nPer cell.\n"})
+        printed = text_of(created)
+        assert printed.split("\n")[-1].startswith('write_doc("index", old="')
+        moved = await session.call_tool("write_doc", {"id": "index", **agent_call(printed)})
+        assert not moved.is_error, text_of(moved)
+    index = tiers.local_text("index")
+    assert "- data: axes\n" in index
+    (entry,) = [e for e in parse_index(index).entries if e.doc_id == "lab/cells"]
+    assert entry.heading == "## Procedures"

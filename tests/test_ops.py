@@ -225,10 +225,10 @@ def test_replace_quoting_the_header_line_says_to_leave_it_out(tiers, docs):
         write(docs, "mine", old="[mine · local · updated 2026-03-14]\n\n# Mine", new="x")
 
 
-def test_replace_quoting_loader_markers_in_the_index_explains_them(tiers, docs):
-    tiers.put_local("index", "- ghost: planned\n")
+def test_replace_quoting_a_tail_line_of_the_rendered_index_explains_it(tiers, docs):
+    docs.index()
     with pytest.raises(EditRefused, match="loader's rendering"):
-        write(docs, "index", old="- ghost: planned (missing)", new="- ghost: later")
+        write(docs, "index", old="- segment-nuclei: find the nuclei", new="- segment-nuclei: nuclei")
 
 
 def test_replace_on_a_missing_doc_says_to_create_it(docs):

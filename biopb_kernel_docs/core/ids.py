@@ -55,7 +55,8 @@ def _problem(doc_id: str) -> str | None:
         return "it is an absolute path"
     if len(doc_id) > MAX_ID_LENGTH:
         return f"it is {len(doc_id)} characters long; the limit is {MAX_ID_LENGTH}"
-    for segment in doc_id.rstrip("/").split("/"):
+    segments = doc_id.rstrip("/").split("/")
+    for segment in segments:
         if segment in ("", ".", ".."):
             return f"it has an empty, '.' or '..' name ({segment!r})"
         if segment.endswith("."):
@@ -64,8 +65,16 @@ def _problem(doc_id: str) -> str | None:
             return f"{segment!r} is a reserved device name on Windows"
     if not _ID_RE.fullmatch(doc_id):
         return "it has a character outside the id charset"
+    # Any case: on a case-insensitive disk 'x.MD' is x.md too. Inside an id, a folder 'x.md' would
+    # take the very file name of doc 'x', which could then never be read or written again.
     if doc_id.lower().endswith(DOC_SUFFIX):
         return "it ends in '.md'"
+    for segment in segments if doc_id.endswith("/") else segments[:-1]:
+        if segment.lower().endswith(DOC_SUFFIX):
+            return (
+                f"its folder name {segment!r} ends in '.md', the file name of doc "
+                f"{segment[: -len(DOC_SUFFIX)]!r}, which it would then hide"
+            )
     return None
 
 
@@ -78,8 +87,9 @@ def check_doc_id(doc_id: object) -> str:
         return doc_id
     hint = ""
     base = doc_id.partition("#")[0]
-    if doc_id.lower().endswith(DOC_SUFFIX) and _problem(doc_id[: -len(DOC_SUFFIX)]) is None:
-        hint = f" Ids carry no '.md': use {doc_id[: -len(DOC_SUFFIX)]!r}."
+    without = "/".join(_without_suffix(segment) for segment in doc_id.split("/"))
+    if without != doc_id and _problem(without) is None:
+        hint = f" Ids carry no '.md' in any name: use {without!r}."
     elif "#" in doc_id and _problem(base) is None:
         hint = (
             f" '#' names a section, which only a read takes ({read(doc_id)}). To change one section, "
@@ -152,6 +162,10 @@ def _parse(requested: str) -> Request:
         head, _, view = head.rpartition("@")
         view = _view(view, requested)
     return Request(check_doc_id(head), view, _section(section, requested) if has_section else None)
+
+
+def _without_suffix(segment: str) -> str:
+    return segment[: -len(DOC_SUFFIX)] if segment.lower().endswith(DOC_SUFFIX) else segment
 
 
 def split_view(requested: object) -> tuple[str, str | None]:

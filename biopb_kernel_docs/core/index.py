@@ -21,8 +21,11 @@ from .errors import EditRefused, LimitExceeded
 from .frontmatter import scan_prose
 from .ids import ID_PATTERN, INDEX_ID, is_id_shaped
 from .phrases import write_replace
+from .values import Marker
 
 ENTRY_CAP = 200
+# §2: what the rendering appends to an entry line (after one space); index.md never holds these.
+MARKER_TEXT: dict[Marker, str] = {"missing": "(missing)", "local copy": "(local copy)"}
 UNFILED_HEADING = "## Unfiled"
 IGNORED_PREFIX = "ignored:"
 
@@ -97,6 +100,19 @@ def parse_index(text: str) -> ParsedIndex:
     return ParsedIndex(
         tuple(lines), tuple(entries), tuple(ignored), tuple(ignored_line_numbers), tuple(headings), unclosed
     )
+
+
+def is_entry_line(line: str) -> bool:
+    """Whether ``line`` has the entry shape, ``- <id>: <hook>`` (code fences aside)."""
+    return line[:1] in _ENTRY_STARTS and _ENTRY.fullmatch(line.rstrip()) is not None
+
+
+def is_heading_line(line: str) -> bool:
+    return _HEADING.match(line) is not None
+
+
+def is_entry_or_heading_line(line: str) -> bool:
+    return is_heading_line(line) or is_entry_line(line)
 
 
 def _level(heading: str) -> int:

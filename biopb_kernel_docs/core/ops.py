@@ -15,7 +15,15 @@ from __future__ import annotations
 import difflib
 
 from .collection import read_collection
-from .edits import check_arguments, check_body, normalise_body, replace_once
+from .edits import (
+    check_arguments,
+    check_body,
+    check_heading,
+    check_index_lines,
+    normalise_body,
+    replace_in_index,
+    replace_once,
+)
 from .errors import (
     DocNotFound,
     EditRefused,
@@ -25,6 +33,7 @@ from .errors import (
     StaleWrite,
     StoreUnavailable,
 )
+from .filing import filing_move
 from .frontmatter import describe
 from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, parse_request
 from .index import (
@@ -227,6 +236,7 @@ class Docs:
         shipped = self.store.read(Tier.SHIPPED, doc_id) if local is None and doc_id != INDEX_ID else None
         base = local or shipped
         self._check_precondition(doc_id, base, if_match, implicit=body is not None)
+        markers: tuple[str, ...] = ()  # the rendered index's markers an old/new quote carried
         if body is not None:
             after = normalise_body(body)
         else:
@@ -237,13 +247,23 @@ class Docs:
                     f"No doc {doc_id!r} to edit. Create it with {write_body(doc_id)}, or check the id "
                     f"against {read(INDEX_ID)}."
                 )
-            after = replace_once(doc_id, base.text, old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+            if doc_id == INDEX_ID:
+                after, markers = replace_in_index(base.text, old, new)
+            else:
+                after = replace_once(doc_id, base.text, old, new)
         if base is not None and after == base.text:
-            return WriteResult(doc_id, "unchanged", None, False, ())
+            return WriteResult(doc_id, "unchanged", None, False, (), rendered_markers=markers)
         check_body(doc_id, after)
         if doc_id == INDEX_ID:
             before = len(parse_index(base.text).entries) if base else None
             check_entry_cap(before, len(parse_index(after).entries))
+            check_index_lines(base.text if base else None, after)
+        if base is None and (blocker := self.store.file_in_the_way(doc_id)):
+            raise EditRefused(
+                f"{doc_id!r} cannot be created: {blocker} is a file, where this id needs a folder. Nothing "
+                "was written. Move that file aside, or choose another id."
+            )
         filing = self._plan_filing(doc_id, after) if base is None and doc_id != INDEX_ID else None
         changes: list[FileChange] = []
         filed_under = None
@@ -274,7 +294,16 @@ class Docs:
         )
         outcome = "created" if base is None else ("shadowed" if local is None else "updated")
         already_listed = base is None and doc_id != INDEX_ID and filing is None
-        return WriteResult(doc_id, outcome, filed_under, already_listed, (change, *changes))
+        move = filing_move(filing[1], doc_id) if filing is not None else None
+        return WriteResult(
+            doc_id,
+            outcome,
+            filed_under,
+            already_listed,
+            (change, *changes),
+            rendered_markers=markers,
+            move=move,
+        )
 
     def _check_precondition(
         self, doc_id: str, base: DocFile | None, if_match: str | None, implicit: bool
@@ -311,6 +340,7 @@ class Docs:
             return None
         index_after = file_entry(parsed, doc_id, describe(doc_id, text).description)
         check_entry_cap(len(parsed.entries), len(parsed.entries) + 1, doc_id=doc_id)
+        check_index_lines(index.text, index_after, doc_id=doc_id)
         check_body(INDEX_ID, index_after)
         return index, index_after
 
@@ -319,8 +349,7 @@ class Docs:
     def file_doc(self, doc_id: str, heading: str, if_match: str | None = None) -> WriteResult:
         """File ``doc_id`` (a shipped doc from the new-docs tail, say) under ``heading``."""
         doc_id = check_doc_id(doc_id)
-        if not isinstance(heading, str) or not heading.strip() or "\n" in heading:
-            raise InvalidArguments("heading must be one line of text, such as '## Procedures'.")
+        heading = check_heading(heading)
 
         def edit(parsed: ParsedIndex) -> str:
             listed = next((e for e in parsed.entries if e.doc_id == doc_id), None)
@@ -329,10 +358,10 @@ class Docs:
             doc = self.store.read(Tier.SHIPPED, doc_id) or self.store.read(Tier.LOCAL, doc_id)
             if doc is None:
                 raise self._not_found(doc_id)
-            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading.strip())
+            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading)
 
         result = self._edit_index(edit, if_match)
-        shown = heading.strip() if heading.lstrip().startswith("#") else f"## {heading.strip()}"
+        shown = heading if heading.startswith("#") else f"## {heading}"
         return WriteResult(result.id, result.outcome, shown, False, result.changes)
 
     def ignore_doc(self, doc_id: str, if_match: str | None = None) -> WriteResult:
@@ -368,6 +397,7 @@ class Docs:
                 return WriteResult(INDEX_ID, "unchanged", None, False, ())
             check_body(INDEX_ID, after)
             check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
+            check_index_lines(index.text, after)
             return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
 
 

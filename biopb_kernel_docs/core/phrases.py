@@ -52,6 +52,20 @@ def write_replace(doc_id: str) -> str:
     return _placeholder("replace", doc_id)
 
 
+def replace_call(doc_id: str, old: str, new: str) -> str:
+    """The complete old/new edit of ``doc_id``, spelled so that it runs as printed: a tool call, a
+    notebook cell, a shell command. (JSON escapes every control character, the mark included.)"""
+    return _placeholder("edit", json.dumps([doc_id, old, new]))
+
+
+def _edit(spell):
+    return lambda packed: spell(*json.loads(packed))
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
 def argument(name: str) -> str:
     """How the surface names a write argument: ``body``, ``old``, ``new`` or ``if_match``."""
     return _placeholder("argument", name)
@@ -80,6 +94,7 @@ _AGENT = {
     "search": lambda q: f"search_docs({_quoted(q)})",
     "body": lambda i: f'write_doc("{i}", body=...)',
     "replace": lambda i: f'write_doc("{i}", old=..., new=...)',
+    "edit": _edit(lambda i, old, new: f"write_doc({_quoted(i)}, old={_quoted(old)}, new={_quoted(new)})"),
     "argument": lambda name: name,
 }
 _NOTEBOOK = {
@@ -88,6 +103,7 @@ _NOTEBOOK = {
     "search": lambda q: f"%search_docs {q}",
     "body": lambda i: f"a %%write_doc {i} cell holding the whole doc",
     "replace": lambda i: f"a %%write_doc {i} --replace cell",
+    "edit": _edit(lambda i, old, new: f"%%write_doc {i} --replace\n<<<<<<< old\n{old}\n=======\n{new}"),
     "argument": lambda name: {
         "body": "the cell",
         "old": "the old text (between '<<<<<<< old' and '=======')",
@@ -101,6 +117,9 @@ _CLI = {
     "search": lambda q: f"biopb-kernel-docs search {_word(q)}",
     "body": lambda i: f"biopb-kernel-docs write {i} --body-file FILE",
     "replace": lambda i: f"biopb-kernel-docs write {i} --old-file OLD --new-file NEW",
+    "edit": _edit(
+        lambda i, old, new: f"biopb-kernel-docs write {i} --old={shlex.quote(old)} --new={shlex.quote(new)}"
+    ),
     "argument": lambda name: f"--{name.replace('_', '-')}" + ("" if name == "if_match" else "-file"),
 }
 # Phrases stand where a call does ("X lists them all", "create it with X"): noun phrases.
@@ -116,6 +135,9 @@ _PANEL = {
     "search": lambda q: f"searching for {q!r} in the Kernel Docs panel",
     "body": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "replace": lambda i: f"the editor of {i} in the Kernel Docs panel",
+    "edit": _edit(
+        lambda i, old, new: f"in the editor of {i} in the Kernel Docs panel, replace\n{old}\nwith\n{new}"
+    ),
     "argument": lambda name: {"body": "the text", "old": "the old text", "new": "the new text"}.get(
         name, name
     ),

@@ -12,13 +12,10 @@ import time
 
 from .frontmatter import describe, parse_frontmatter
 from .ids import INDEX_ID, is_banked, is_collection_id
-from .index import ENTRY_CAP, ParsedIndex
+from .index import ENTRY_CAP, MARKER_TEXT, ParsedIndex
 from .manifest import changed_shipped_ids
 from .store import DocFile, Store, Tier
 from .values import IndexEntryView, IndexView, Marker, TailItem
-
-# §2: what the rendering appends to an entry line; index.md itself never holds these.
-MARKER_TEXT: dict[Marker, str] = {"missing": "(missing)", "local copy": "(local copy)"}
 
 
 def rendered_lines(view: IndexView) -> list[str]:

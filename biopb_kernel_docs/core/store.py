@@ -173,6 +173,20 @@ class Store:
         problem = "it is a symlink loop" if err.errno == errno.ELOOP else err.strerror or str(err)
         return UnreadableDoc(f"Cannot reach doc {doc_id!r} at {path}: {problem}. Fix or remove that path.")
 
+    def file_in_the_way(self, doc_id: str) -> str | None:
+        """A local path that is not a folder where ``doc_id``'s file needs one (put there by hand),
+        or None. A write there would fail after its index entry had landed."""
+        current = self._root_paths[Tier.LOCAL]
+        for part in doc_id.split("/")[:-1]:
+            current = current + os.sep + part
+            try:
+                status = os.stat(current)
+            except OSError:
+                return None
+            if not stat.S_ISDIR(status.st_mode):
+                return current
+        return None
+
     def path_of(self, tier: Tier, doc_id: str) -> str:
         """The file of ``doc_id`` in ``tier``; refuses any id whose real location leaves the tier."""
         return self._probe(tier, doc_id)[0]

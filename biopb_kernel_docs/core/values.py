@@ -223,12 +223,28 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class IndexMove:
+    """The old/new edit of the index that files a created doc under one of its own headings."""
+
+    heading: str  # where the entry would go, as written in the index ('## Procedures')
+    old: str
+    new: str
+    removes_unfiled: bool  # the entry was ## Unfiled's only one, so the edit removes that heading
+
+
+@dataclass(frozen=True)
 class WriteResult:
     id: str
     outcome: Literal["created", "shadowed", "updated", "unchanged"]
     filed_under: str | None  # the heading a created doc's new entry went under
     already_listed: bool  # a created doc the index already had an entry for
     changes: tuple[FileChange, ...]  # the doc first, then the index when it was filed
+    # An old/new edit of the index quoted from its rendering: the markers ('(local copy)') it
+    # carried, which the file does not hold and the edit was applied without.
+    rendered_markers: tuple[str, ...] = ()
+    # A created doc filed under ## Unfiled: the edit that moves its entry under a heading of the
+    # index's own (§2: the store never moves it by itself).
+    move: IndexMove | None = None
 
     @property
     def sha256(self) -> str | None:
@@ -317,6 +333,7 @@ VALUE_TYPES: dict[str, type] = {
         IndexView,
         DiffView,
         FileChange,
+        IndexMove,
         WriteResult,
         Setting,
         ConfigView,
@@ -343,8 +360,18 @@ def from_json(data: Any) -> Any:
     if isinstance(data, dict) and data.get("type") in VALUE_TYPES:
         cls = VALUE_TYPES[data["type"]]
         hints = typing.get_type_hints(cls)
-        return cls(**{f.name: _field_from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)})
+        return cls(
+            **{
+                f.name: _field_from_json(hints[f.name], data[f.name])
+                for f in dataclasses.fields(cls)
+                if f.name in data or not _has_default(f)  # a peer one release older omits new fields
+            }
+        )
     return data
+
+
+def _has_default(field: dataclasses.Field) -> bool:
+    return field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
 
 
 def _field_from_json(hint: Any, data: Any) -> Any:

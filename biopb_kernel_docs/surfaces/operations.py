@@ -47,6 +47,10 @@ from ..core.values import (
 # (--name on the command line and in a magic); "query": a search (a magic takes the rest of its
 # line verbatim); "string": anything else.
 Kind = Literal["id", "text", "sha", "number", "flag", "query", "string"]
+# A number parameter (a character budget, a hunk position) is at most this, written in at most
+# NUMBER_DIGITS digits: far above any real value, far below what int() or repr() choke on.
+NUMBER_DIGITS = 9
+NUMBER_LIMIT = 10**NUMBER_DIGITS - 1
 
 
 @dataclass(frozen=True)
@@ -125,7 +129,7 @@ the index included: write_doc("index", old="- x: ...", new="- x: ...").
 - Writing to a shipped id makes a local copy that shadows it; shipped text is never changed.
 - There is no delete: retire a doc by removing its index line, a shipped one by adding its id to \
 the ignored: line.
-- Limits: 300 lines per doc, 200 index entries.
+- Limits: 300 lines and 64 KiB per doc, 1 KiB per index line, 200 index entries.
 """
 
 _ID = Parameter("id", "id", True, 'A doc id such as "kernel" or "my-lab/nuclei"; "index" is the index.')
@@ -328,12 +332,13 @@ def run(docs: Docs, name: object, arguments: object) -> Any:
     if not isinstance(arguments, Mapping):
         raise InvalidArguments(f"{op.name} takes its arguments as a mapping of names to values.")
     known = {p.name for p in op.parameters}
-    unknown = sorted(set(arguments) - known)
+    unknown = sorted((name for name in arguments if name not in known), key=repr)
     if unknown:
+        named = ", ".join(_shown(name) for name in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
         raise InvalidArguments(
-            f"{op.name} has no argument {', '.join(map(repr, unknown))}; it takes "
-            f"{', '.join(sorted(known)) or 'none'}."
+            f"{op.name} has no argument {named}; it takes {', '.join(sorted(known)) or 'none'}."
         )
+    checked = dict(arguments)
     for parameter in op.parameters:
         value = arguments.get(parameter.name)
         if value is None and parameter.required:
@@ -342,16 +347,42 @@ def run(docs: Docs, name: object, arguments: object) -> Any:
             continue
         if parameter.kind == "flag":
             if not isinstance(value, bool):
-                raise InvalidArguments(f"{op.name}'s {parameter.name!r} is true or false, not {value!r}.")
-        elif parameter.kind == "number":
-            if isinstance(value, bool) or not (
-                isinstance(value, int) or (isinstance(value, str) and value.isdigit())
-            ):
                 raise InvalidArguments(
-                    f"{op.name}'s {parameter.name!r} must be a whole number, not {value!r}."
+                    f"{op.name}'s {parameter.name!r} is true or false, not {_shown(value)}."
                 )
+        elif parameter.kind == "number":
+            checked[parameter.name] = whole_number(op, parameter, value)
         elif not isinstance(value, str):
             raise InvalidArguments(
                 f"{op.name}'s {parameter.name!r} must be a string, not {type(value).__name__}."
             )
-    return op.run(docs, arguments)
+    return op.run(docs, checked)
+
+
+def whole_number(op: Operation, parameter: Parameter, value: object) -> int:
+    """``value`` as a count or position: an int, or a string of ASCII digits, from 0 to NUMBER_LIMIT.
+
+    ``str.isdigit`` would let through '²' and '١', and ``int`` would then fail on them (or on a
+    string of thousands of digits): a bad number is the caller's mistake, never a crash.
+    """
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and 0 < len(value) <= NUMBER_DIGITS and value.isascii() and value.isdigit():
+        number = int(value)
+    if number is None or not 0 <= number <= NUMBER_LIMIT:
+        raise InvalidArguments(
+            f"{op.name}'s {parameter.name!r} must be a whole number from 0 to {NUMBER_LIMIT:,}, written "
+            f"with the digits 0-9, not {_shown(value)}."
+        )
+    return number
+
+
+def _shown(value: object) -> str:
+    """A refused value, quoted short (a 10 MB string, or an int repr() refuses to spell, is not)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return "a number that large" if value > 0 else "a negative number"
+    if isinstance(value, str | int | float | bool):
+        text = repr(value)
+        return text if len(text) <= 40 else f"{text[:36]}...{text[-1]}"
+    return f"a {type(value).__name__}"

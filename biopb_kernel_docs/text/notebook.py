@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from ..core.frontmatter import LINK, prose_lines
-from ..core.phrases import Surface, read, render
+from ..core.ids import INDEX_ID
+from ..core.phrases import Surface, read, render, replace_call
 from ..core.values import (
     CollectionView,
     ConfigView,
@@ -28,6 +29,7 @@ from .render import (
     MARKERS,
     NO_DIFFERENCES,
     doc_header,
+    move_lead,
     search_text,
     section_header,
     write_summary,
@@ -145,7 +147,11 @@ def diff_markdown(view: DiffView) -> str:
 
 def write_markdown(result: WriteResult) -> str:
     diffs = [_fenced(change.diff(), "diff") for change in result.changes]
-    return "\n\n".join([render(write_summary(result), Surface.NOTEBOOK), *diffs])
+    parts = [render(write_summary(result), Surface.NOTEBOOK), *diffs]
+    if result.move is not None:  # the cell that files the new doc, to copy into a cell of its own
+        cell = render(replace_call(INDEX_ID, result.move.old, result.move.new), Surface.NOTEBOOK)
+        parts += [move_lead(result.move), _fenced(cell)]
+    return "\n\n".join(parts)
 
 
 def config_markdown(view: ConfigView) -> str:

@@ -8,13 +8,14 @@ points to are spelled for the surface it reaches (``phrases``).
 from __future__ import annotations
 
 from ..core.ids import INDEX_ID
-from ..core.phrases import Surface, read, read_diff, render, write_body, write_replace
-from ..core.reconcile import MARKER_TEXT
+from ..core.index import MARKER_TEXT, UNFILED_HEADING
+from ..core.phrases import Surface, read, read_diff, render, replace_call, write_body, write_replace
 from ..core.values import (
     CollectionView,
     ConfigView,
     DiffView,
     DocView,
+    IndexMove,
     IndexView,
     OutlineView,
     Read,
@@ -201,6 +202,17 @@ def read_text(value: Read, surface: Surface = Surface.AGENT, *, ignored_as_count
 
 
 def write_summary(result: WriteResult) -> str:
+    summary = _write_outcome(result)
+    if result.rendered_markers:
+        markers = " and ".join(result.rendered_markers)
+        summary += (
+            f" Your old/new text quoted the rendered index: its {markers} marker is added by the "
+            "loader and is not in index.md, so the edit was applied to the file's own text, without it."
+        )
+    return summary
+
+
+def _write_outcome(result: WriteResult) -> str:
     doc_id = result.id
     if result.outcome == "unchanged":
         return f"No change: {doc_id!r} already has this text, so nothing was written."
@@ -218,9 +230,23 @@ def write_summary(result: WriteResult) -> str:
     return "Edited the index." if doc_id == INDEX_ID else f"Updated local doc {doc_id!r}."
 
 
+def move_lead(move: IndexMove) -> str:
+    """The sentence before a create's filing edit (issue 22: filing is one copy away)."""
+    removed = f", which also removes the {UNFILED_HEADING} it leaves empty" if move.removes_unfiled else ""
+    return (
+        f"Its line is under {UNFILED_HEADING} in the index. To file it under {move.heading} (the "
+        f"index's heading with the most entries), make this edit{removed}:"
+    )
+
+
 def write_text(result: WriteResult, surface: Surface = Surface.AGENT) -> str:
-    """The summary, then the diff of each file the write changed (§3: the result is the diff)."""
-    return "\n\n".join([render(write_summary(result), surface), *(c.diff() for c in result.changes)])
+    """The summary, then the diff of each file the write changed (§3: the result is the diff), then
+    for a created doc the edit that files it under a heading of the index (it ends the text)."""
+    parts = [render(write_summary(result), surface), *(c.diff() for c in result.changes)]
+    if result.move is not None:
+        move = result.move
+        parts.append(render(f"{move_lead(move)}\n{replace_call(INDEX_ID, move.old, move.new)}", surface))
+    return "\n\n".join(parts)
 
 
 def config_text(view: ConfigView) -> str:

@@ -11,7 +11,7 @@ import symtable
 import pytest
 
 from biopb_kernel_docs.core.derived import Derived
-from biopb_kernel_docs.core.edits import BODY_LINE_CAP
+from biopb_kernel_docs.core.edits import BODY_LINE_CAP, DOC_BYTE_CAP, INDEX_LINE_BYTE_CAP
 from biopb_kernel_docs.core.errors import SectionNotFound
 from biopb_kernel_docs.core.frontmatter import describe, parse_frontmatter
 from biopb_kernel_docs.core.ids import is_banked, is_collection_id, is_valid_doc_id
@@ -143,11 +143,15 @@ def test_the_link_gate_checks_a_linked_heading_exists():
 def test_nothing_is_over_a_cap(doc_id):
     lines = len(seed_text(doc_id).splitlines())
     assert lines <= BODY_LINE_CAP, f"{doc_id} is {lines} lines; the cap is {BODY_LINE_CAP}"
+    size = len(seed_text(doc_id).encode("utf-8"))
+    assert size <= DOC_BYTE_CAP, f"{doc_id} is {size:,} bytes; the cap is {DOC_BYTE_CAP:,}"
 
 
-def test_seed_index_is_within_both_caps():
+def test_seed_index_is_within_every_cap():
     assert len(seed_index().entries) <= ENTRY_CAP
     assert len(seed_index().lines) <= BODY_LINE_CAP
+    for line in seed_index().lines:
+        assert len(line.encode("utf-8")) <= INDEX_LINE_BYTE_CAP, line
 
 
 @pytest.mark.parametrize("doc_id", [*seed_ids(), "index"])
