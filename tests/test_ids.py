@@ -103,3 +103,23 @@ def test_the_fast_path_for_plain_ids_agrees_with_every_rule():
     samples += ["con-fluent", "lpt1", "lab/com1", "x" * 201, "segment-nuclei/", "aaaaaaa/bbbbbbb"]
     for doc_id in samples:
         assert is_valid_doc_id(doc_id) == (_problem(doc_id) is None and not doc_id.endswith("/")), doc_id
+
+
+def test_an_id_of_200_characters_is_valid_and_201_is_not():
+    from biopb_kernel_docs.core.ids import MAX_ID_LENGTH, is_valid_doc_id
+
+    assert MAX_ID_LENGTH == 200
+    longest = "a" * 100 + "/" + "b" * 99
+    assert check_doc_id(longest) == longest
+    with pytest.raises(InvalidDocId, match="it is 201 characters long; the limit is 200"):
+        check_doc_id(longest + "b")
+    plain = "/".join(["c" * 61] * 3) + "/" + "d" * 15  # 201 characters in the fast path's shape
+    assert len(plain) == 201
+    assert not is_valid_doc_id(plain)
+    assert is_valid_doc_id(plain[:-1])
+
+
+def test_an_md_suffix_in_any_case_is_refused():
+    for doc_id in ("notes.MD", "lab/notes.Md"):
+        with pytest.raises(InvalidDocId, match=r"ends in '\.md'.*Ids carry no '\.md'"):
+            check_doc_id(doc_id)
