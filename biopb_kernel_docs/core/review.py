@@ -130,7 +130,7 @@ class ReviewedDocs(Docs):
 
     def _hunk_index(self, baseline: str | None, text: str, hunk: object) -> int:
         count = len(hunks(baseline, text))
-        if int(hunk) >= count:
+        if not 0 <= int(hunk) < count:  # a negative index would pick a hunk counted from the end
             raise InvalidArguments(f"hunk must be the index of one of the {count} hunks shown, not {hunk!r}.")
         return int(hunk)
 
