@@ -179,3 +179,19 @@ def test_replace_cell_tolerates_a_git_style_closing_line_as_ipython_leaves_it():
 
     assert split_replacement("<<<<<<< old\na\n=======\nb\n>>>> new\n") == ("a", "b")
     assert split_replacement("<<<<<<< old\na\n\n=======\nb\nc") == ("a\n", "b\nc")
+
+
+def test_a_replace_cell_with_two_separator_lines_is_refused_and_says_why():
+    from IPython.core.error import UsageError
+
+    from biopb_kernel_docs.surfaces.magics import split_replacement
+
+    with pytest.raises(UsageError, match="needs exactly one '=======' line between old and new; found 2"):
+        split_replacement("<<<<<<< old\na\n=======\nb\n=======\nc\n")
+
+
+def test_a_replace_cell_keeps_the_trailing_indentation_of_old_and_new():
+    from biopb_kernel_docs.surfaces.magics import split_replacement
+
+    cell = "<<<<<<< old\n    first()\n    \n=======\n    second()\n    \n"
+    assert split_replacement(cell) == ("    first()\n    ", "    second()\n    ")
