@@ -22,3 +22,9 @@ def test_an_old_new_edit_leaving_301_lines_and_no_final_newline_is_refused(tiers
     assert tiers.local_text("long") == text
     docs.write_doc("long", old="line 300\n", new="line 300, the last")  # 300 lines, no newline: fits
     assert tiers.local_text("long").endswith("line 299\nline 300, the last")
+
+
+def test_a_replace_keeps_the_trailing_indentation_of_old_and_new(tiers, docs):
+    tiers.put_local("code", "# Code\n\n```python\ndef f():\n    return 1\n```\n")
+    docs.write_doc("code", old="def f():\n    ", new="def f():\n    x = 1\n    ")
+    assert tiers.local_text("code") == "# Code\n\n```python\ndef f():\n    x = 1\n    return 1\n```\n"
