@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -22,7 +23,6 @@ from biopb_kernel_docs.core.lock import TierLock
 from biopb_kernel_docs.core.values import IndexView, WriteResult
 
 from .conftest import build_tiers
-from .kernels import Kernel
 
 pytestmark = [
     pytest.mark.anyio,
@@ -61,10 +61,14 @@ def _pid(client: KernelDocsClient) -> int:
 
 
 def _gone(pid: int) -> bool:
+    """Whether the kernel (a child of this process) has exited so that its exit can be collected.
+
+    A zombie in /proc is not enough: a multi-threaded process shows 'Z' while its other threads are
+    still exiting, and waitpid, which the bridge's liveness check uses, does not report it yet."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][:1] in "ZX"
-    except OSError:
-        return True
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True  # already collected
 
 
 def _holds_open(pid: int, path: Path) -> bool:
@@ -92,49 +96,60 @@ async def _kill(pid: int) -> None:
     await _until(lambda: _gone(pid))
 
 
-async def _write_in_flight_when_the_kernel_dies(client: KernelDocsClient, tiers, doc_id: str):
-    """Start a write the kernel cannot finish (this process holds the tier's lock), kill the kernel
-    once the write waits on that lock, free the lock; return the call's outcome and how long after
-    the kill it came."""
-    assert isinstance(await client.call("index"), IndexView)  # a live kernel, its channel open
-    pid = _pid(client)
+@dataclass(frozen=True)
+class InFlight:
+    outcome: object  # what the call returned or raised
+    answered_after: float  # seconds from the kill to the outcome
+    doc: Path
+
+
+@pytest.fixture(scope="module")
+async def write_in_flight_when_the_kernel_dies(owned, module_tiers) -> InFlight:
+    """A write the kernel cannot finish (this process holds the tier's lock); the kernel is killed
+    once the write waits on that lock, then the lock is freed."""
+    assert isinstance(await owned.call("index"), IndexView)  # a live kernel, its channel open
+    pid = _pid(owned)
     outcome: list[object] = []
 
     async def write() -> None:
         try:
-            outcome.append(await client.call("write_doc", id=doc_id, body="# In flight\n"))
+            outcome.append(await owned.call("write_doc", id="lab/in-flight", body="# In flight\n"))
         except Exception as err:
             outcome.append(err)
 
-    lock = TierLock(str(tiers.local / ".lock"), 1.0)
+    lock = TierLock(str(module_tiers.local / ".lock"), 1.0)
     async with anyio.create_task_group() as tasks:
         with lock.held():
             tasks.start_soon(write)
-            await _until(lambda: _holds_open(pid, tiers.local / ".lock"))  # the write waits in the kernel
+            await _until(lambda: _holds_open(pid, module_tiers.local / ".lock"))  # waiting in the kernel
             killed = time.monotonic()
             await _kill(pid)
         with anyio.fail_after(CALL_TIMEOUT_SECONDS + 30):
             while not outcome:
                 await anyio.sleep(0.02)
-        answered = time.monotonic() - killed
-    return outcome[0], answered
+        answered_after = time.monotonic() - killed
+    return InFlight(outcome[0], answered_after, module_tiers.local / "lab/in-flight.md")
 
 
-async def test_a_write_in_flight_when_the_kernel_dies_errors_and_is_never_resent(owned, module_tiers):
-    outcome, _ = await _write_in_flight_when_the_kernel_dies(owned, module_tiers, "lab/not-resent")
-    assert isinstance(outcome, KernelDied), outcome
-    assert "died" in str(outcome)
-    assert not (module_tiers.local / "lab/not-resent.md").exists()
-    assert "lab/not-resent" not in module_tiers.local_text("index")
+async def test_a_write_in_flight_when_the_kernel_dies_errors_and_is_never_resent(
+    write_in_flight_when_the_kernel_dies, module_tiers
+):
+    scene = write_in_flight_when_the_kernel_dies
+    assert isinstance(scene.outcome, KernelDied), scene.outcome
+    assert "died" in str(scene.outcome)
+    assert not scene.doc.exists()
+    assert "lab/in-flight" not in module_tiers.local_text("index")
 
 
 async def test_a_kernel_that_dies_during_a_call_is_noticed_within_seconds_not_at_the_timeout(
-    owned, module_tiers
+    write_in_flight_when_the_kernel_dies,
 ):
+    scene = write_in_flight_when_the_kernel_dies
     assert bridge_client.LIVENESS_CHECK_SECONDS == 1.0
-    outcome, answered = await _write_in_flight_when_the_kernel_dies(owned, module_tiers, "lab/noticed")
-    assert isinstance(outcome, KernelDied), outcome
-    assert answered < NOTICED_WITHIN_SECONDS, f"the death was noticed {answered:.1f} s after the kill"
+    assert isinstance(scene.outcome, KernelDied), scene.outcome
+    assert scene.answered_after < NOTICED_WITHIN_SECONDS, (
+        f"the death was noticed {scene.answered_after:.1f} s after the kill"
+    )
 
 
 async def test_the_owned_kernel_is_restarted_before_a_write_not_only_a_read(owned, module_tiers):
@@ -147,15 +162,15 @@ async def test_the_owned_kernel_is_restarted_before_a_write_not_only_a_read(owne
     assert module_tiers.local_text("lab/after-restart") == "# After a restart\n"
 
 
-async def test_a_failed_attach_is_forgotten_and_the_next_call_attaches(tmp_path, module_tiers):
-    kernel = Kernel(tmp_path / "home", _store_args(module_tiers))
+async def test_a_failed_attach_is_forgotten_and_the_next_call_attaches(tmp_path, owned):
+    assert isinstance(await owned.call("index"), IndexView)
     later = tmp_path / "kernel-later.json"
     client = KernelDocsClient(connection_file=str(later), call_timeout=CALL_TIMEOUT_SECONDS)
     try:
         with pytest.raises(KernelUnavailable, match=str(later)):
             await client.call("index")
-        shutil.copy(kernel.connection_file, later)  # the kernel's connection file appears
+        assert owned._manager is not None
+        shutil.copy(owned._manager.connection_file, later)  # the kernel's connection file appears
         assert isinstance(await client.call("index"), IndexView)
     finally:
-        await client.close()
-        kernel.shutdown()
+        await client.close()  # detaches; the kernel is the owning client's
