@@ -69,7 +69,7 @@ def test_a_refusal_keeps_its_kind_and_its_next_step_across_the_wire(doc_store, t
         (json.dumps([1, 2]), InvalidArguments, "JSON object"),
         (None, InvalidArguments, "JSON text"),
         (json.dumps({"protocol": 1, "session": "s", "operation": "read_doc"}), BridgeMismatch, "Upgrade"),
-        (wire.request_frame("s", "search_docs", {"query": "x"}), InvalidArguments, "Unknown operation"),
+        (wire.request_frame("s", "grep_docs", {"query": "x"}), InvalidArguments, "Unknown operation"),
         (wire.request_frame("s", "read_doc", {"id": 7}), InvalidArguments, "must be a string"),
         (wire.request_frame("s", "read_doc", {"doc": "x"}), InvalidArguments, "has no argument 'doc'"),
         ("x" * (wire.MAX_FRAME_CHARS + 1), LimitExceeded, "limit"),

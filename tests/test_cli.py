@@ -182,3 +182,42 @@ def test_a_lone_surrogate_or_undecodable_stdin_is_a_clear_refusal_not_a_tracebac
     assert undecodable.returncode == 2
     assert b"stdin is not valid UTF-8 (byte 0xe9 at offset 5)" in undecodable.stderr
     assert not (tiers.local / "mine.md").exists()
+
+
+SECTIONED = "# Steps doc\n\n## Steps\n\n### Confirm input\nShow the shape; raise KeyError if not.\n"
+
+
+def test_read_takes_a_section_an_outline_and_a_collection(tiers):
+    tiers.ship("lab/steps", SECTIONED)
+    section = _run("read", "lab/steps#Steps/Confirm input", *_tier_args(tiers))
+    assert section.returncode == 0, section.stderr
+    assert section.stdout.startswith("[lab/steps#Confirm input · shipped")
+    assert section.stdout.endswith("### Confirm input\nShow the shape; raise KeyError if not.\n")
+    outline = _run("read", "lab/steps#", *_tier_args(tiers))
+    assert (
+        "- Confirm input (2 lines, 5–6): biopb-kernel-docs read 'lab/steps#Confirm input'" in outline.stdout
+    )
+    listing = _run("read", "lab/", *_tier_args(tiers))
+    assert "- lab/steps: Show the shape; raise KeyError if not." in listing.stdout
+    unknown = _run("read", "lab/steps#Nope", *_tier_args(tiers))
+    assert unknown.returncode == 1
+    assert "biopb-kernel-docs read lab/steps# lists all 3 sections" in unknown.stderr
+
+
+def test_search_prints_grep_shaped_lines_and_refuses_bad_patterns(tiers):
+    tiers.ship("lab/steps", SECTIONED)
+    (tiers.local / "index.md").parent.mkdir(parents=True, exist_ok=True)
+    (tiers.local / "index.md").write_text("# Docs\n\n- lab/: the lab's docs\n", encoding="utf-8")
+    done = _run("search", "keyerror", *_tier_args(tiers))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "lab/steps (§ Steps › Confirm input) — biopb-kernel-docs read 'lab/steps#Confirm input'"
+        in done.stdout
+    )
+    assert "  L6: Show the shape; raise KeyError if not." in done.stdout
+    as_json = json.loads(_run("search", "--regex", r"raise \w+", "--json", *_tier_args(tiers)).stdout)
+    assert as_json["type"] == "SearchResult"
+    assert as_json["groups"][0]["lines"][0]["line"] == 6
+    bad = _run("search", "--regex", "(a", *_tier_args(tiers))
+    assert bad.returncode == 2  # a usage mistake
+    assert "not a pattern RE2 accepts" in bad.stderr

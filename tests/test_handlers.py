@@ -269,6 +269,7 @@ async def test_every_route_refuses_a_request_without_credentials(
         "IndexHandler",
         "DocHandler",
         "OperationHandler",
+        "SearchHandler",
         "ReviewHandler",
         "ConnectHandler",
     }
@@ -433,3 +434,48 @@ async def test_writes_are_refused_by_an_authorizer_that_denies_them(jp_fetch, se
     assert filed.code == 403
     assert not (server_tiers.local / "mine.md").exists()
     assert "segment-nuclei" not in server_tiers.local_text("index")
+
+
+SECTIONED = "# Steps doc\n\n## Steps\n\n### Confirm input\nShow the shape; raise KeyError if not.\n"
+
+
+async def test_sections_outlines_collections_and_search_as_json_for_a_ui(jp_fetch, server_tiers):
+    server_tiers.ship("lab/steps", SECTIONED)
+    (server_tiers.local).mkdir(parents=True, exist_ok=True)
+    (server_tiers.local / "index.md").write_text(
+        "# Docs\n\n## Lab\n- lab/: the lab's docs\n", encoding="utf-8"
+    )
+    section = await _json(await _api(jp_fetch, "docs", "lab/steps#Steps/Confirm input"))
+    assert section["type"] == "SectionView"
+    assert (section["position"], section["of"]) == (3, 3)
+    assert section["section"]["path"] == ["Steps doc", "Steps", "Confirm input"]
+    assert (section["section"]["anchor"], section["section"]["line"], section["section"]["end"]) == (
+        "Confirm input",
+        5,
+        6,
+    )
+    outline = await _json(await _api(jp_fetch, "docs", "lab/steps#"))
+    assert [e["anchor"] for e in outline["entries"]] == ["Steps doc", "Steps", "Confirm input"]
+    listing = await _json(await _api(jp_fetch, "docs", "lab/"))
+    assert (listing["type"], listing["listed"], listing["items"][0]["id"]) == (
+        "CollectionView",
+        True,
+        "lab/steps",
+    )
+    missing = await _api(jp_fetch, "docs", "lab/steps#Nope")
+    assert missing.code == 404
+    assert "the outline of lab/steps in the Kernel Docs panel" in (await _json(missing))["message"]
+    found = await _json(await _api(jp_fetch, "search", q="keyerror"))
+    assert found["type"] == "SearchResult"
+    group = found["groups"][0]
+    assert (group["id"], group["anchor"], group["section_line"]) == ("lab/steps", "Confirm input", 5)
+    assert group["lines"][0]["line"] == 6
+    assert group["lines"][0]["spans"] == [[22, 30]]
+    posted = await _json(
+        await _api(jp_fetch, "ops", "search_docs", method="POST", body={"query": r"raise \w+", "regex": True})
+    )
+    assert posted["matching_lines"] == 1
+    refused = await _api(jp_fetch, "search", q="(a", regex="1")
+    assert refused.code == 400
+    assert "not a pattern RE2 accepts" in (await _json(refused))["message"]
+    assert (await _api(jp_fetch, "search", q="x", regex="maybe")).code == 400

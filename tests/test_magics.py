@@ -91,6 +91,32 @@ def test_write_doc_replace_form_shadows_a_shipped_doc_and_diff_view_shows_it(ker
     assert "+Step one, with a dark frame." in markdown
 
 
+def test_sections_outlines_and_search_in_the_notebooks_words(kernel, module_tiers):
+    module_tiers.ship("lab/steps", "# Steps doc\n\n## Steps\n\n### Confirm input\nShow it; raise KeyError.\n")
+    module_tiers.ship("lab/other", "# Other\n\nNothing here.\n")
+    section = kernel.run("%read_doc lab/steps#Steps/Confirm input")  # spaces, unquoted
+    assert section.error is None, section.error
+    (markdown,) = section.data("text/markdown")
+    assert "§ 3 of 3: Steps doc › Steps › Confirm input" in markdown
+    assert "**Confirm input**" in markdown  # headings as bold lines, as in a whole read
+    (outline,) = kernel.run("%read_doc lab/steps#").data("text/markdown")
+    assert "- Confirm input (2 lines) `%read_doc 'lab/steps#Confirm input'`" in outline
+    (listing,) = kernel.run("%read_doc lab/").data("text/markdown")
+    assert "- **lab/steps**: Show it; raise KeyError." in listing
+    assert "Not in the index" in listing
+    module_tiers.put_local("index", "# Docs\n\n- lab/: the lab's docs\n")
+    found = kernel.run(r"%search_docs --regex raise \w+Error")  # the pattern verbatim, backslash kept
+    assert found.error is None, found.error
+    (plain,) = found.data("text/plain")
+    assert "lab/steps (§ Steps › Confirm input) — %read_doc 'lab/steps#Confirm input'" in plain
+    assert "  L6: Show it; raise KeyError." in plain
+    refused = kernel.run("%search_docs")
+    assert refused.error["ename"] == "UsageError"
+    assert "is empty" in refused.error["evalue"]
+    missing = kernel.run("%read_doc lab/steps#Nope")
+    assert "%read_doc lab/steps# lists all 3 sections" in missing.error["evalue"]
+
+
 def test_refusal_is_a_usage_error_one_liner_with_the_store_message(kernel):
     result = kernel.run("%read_doc flatfeld")
     assert result.error["ename"] == "UsageError"

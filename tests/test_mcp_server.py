@@ -12,7 +12,11 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 
 from biopb_kernel_docs.surfaces.mcp_server import INDEX_URI
-from biopb_kernel_docs.surfaces.operations import READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
+from biopb_kernel_docs.surfaces.operations import (
+    READ_DOC_DESCRIPTION,
+    SEARCH_DOCS_DESCRIPTION,
+    WRITE_DOC_DESCRIPTION,
+)
 from biopb_kernel_docs.text.handshake import HEADER
 
 from .kernels import Kernel, mcp_server
@@ -78,7 +82,7 @@ async def test_handshake_era_instructions_carry_the_header_and_the_rendered_inde
         assert "- segment-nuclei: find the nuclei" in init.instructions  # the new-docs tail
         assert init.capabilities.resources.subscribe
         tools = (await session.list_tools()).tools
-        assert sorted(tool.name for tool in tools) == ["read_doc", "write_doc"]
+        assert sorted(tool.name for tool in tools) == ["read_doc", "search_docs", "write_doc"]
 
 
 async def test_modern_era_client_gets_the_same_instructions_and_tools(home, tiers):
@@ -90,7 +94,39 @@ async def test_modern_era_client_gets_the_same_instructions_and_tools(home, tier
         assert text_of(result).startswith("[data · shipped · updated")
 
 
+SECTIONED = "# Steps doc\n\n## Steps\n\n### Confirm input\nShow the shape; raise KeyError if not.\n"
+
+
+async def test_both_eras_read_sections_outlines_collections_and_search(home, tiers):
+    tiers.ship("lab/steps", SECTIONED)
+    tiers.put_local("index", "# Test docs\n\n## Lab\n- lab/: the lab's docs\n")
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        assert "search_docs finds" in init.instructions
+        section = text_of(await session.call_tool("read_doc", {"id": "lab/steps#steps/confirm input"}))
+        assert section.startswith("[lab/steps#Confirm input · shipped · updated ")
+        assert "§ 3 of 3: Steps doc › Steps › Confirm input" in section
+        outline = text_of(await session.call_tool("read_doc", {"id": "lab/steps#"}))
+        assert '- Confirm input (2 lines, 5–6): read_doc("lab/steps#Confirm input")' in outline
+        listing = text_of(await session.call_tool("read_doc", {"id": "lab/"}))
+        assert "- lab/steps: Show the shape; raise KeyError if not." in listing
+        missing = await session.call_tool("read_doc", {"id": "lab/steps#Nope"})
+        assert missing.is_error
+        assert 'read_doc("lab/steps#") lists all 3 sections' in text_of(missing)
+    async with Client(own_kernel(home, tiers)) as client:
+        found = text_of(await client.call_tool("search_docs", {"query": "KeyError"}))
+        assert 'lab/steps (§ Steps › Confirm input) — read_doc("lab/steps#Confirm input")' in found
+        assert "  L6: Show the shape; raise KeyError if not." in found
+        pattern = text_of(await client.call_tool("search_docs", {"query": r"raise \w+", "regex": True}))
+        assert "L6:" in pattern
+        refused = await client.call_tool("search_docs", {"query": "(a", "regex": True})
+        assert refused.is_error
+        assert "not a pattern RE2 accepts" in text_of(refused)
+
+
 def test_tool_descriptions_fit_hosts_and_name_what_they_must():
+    assert len(SEARCH_DOCS_DESCRIPTION.encode()) < 1024
+    assert "regex" in SEARCH_DOCS_DESCRIPTION
     assert len(READ_DOC_DESCRIPTION) < 2048
     assert len(WRITE_DOC_DESCRIPTION) < 2048
     for needle in ('read_doc("index")', "@diff", "[[id]]"):

@@ -126,11 +126,6 @@ def test_identical_shadow_diff_says_so(tiers, docs):
     assert read(docs, "data@diff").endswith("No differences: your local copy matches the shipped text.")
 
 
-def test_collection_ids_are_not_readable_yet(docs):
-    with pytest.raises(InvalidDocId, match="reserved"):
-        read(docs, "design/")
-
-
 # -- write_doc: body ----------------------------------------------------------------------------
 
 

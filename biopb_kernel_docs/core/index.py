@@ -55,6 +55,18 @@ class ParsedIndex:
     def ignored(self) -> frozenset[str]:
         return frozenset(self.ignored_in_order)
 
+    @cached_property
+    def collections(self) -> tuple[str, ...]:
+        """The collection ids (``segment/``) the index lists (§7)."""
+        return tuple(entry.doc_id for entry in self.entries if entry.doc_id.endswith("/"))
+
+    def files(self, doc_id: str) -> bool:
+        """Whether the index files ``doc_id``: an entry of its own, or a listed collection it sits
+        under (§7). Reconciliation asks this, so grouping is decided here alone."""
+        if doc_id in self.entry_ids:
+            return True
+        return "/" in doc_id and any(doc_id.startswith(c) for c in self.collections)
+
 
 def parse_index(text: str) -> ParsedIndex:
     lines = text.split("\n")

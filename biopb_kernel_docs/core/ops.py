@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import difflib
 
+from .collection import read_collection
 from .edits import check_arguments, check_body, normalise_body, replace_once
 from .errors import (
     DocNotFound,
@@ -24,8 +25,8 @@ from .errors import (
     StaleWrite,
     StoreUnavailable,
 )
-from .frontmatter import describe, links_of, parse_frontmatter
-from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, split_view
+from .frontmatter import describe
+from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, parse_request
 from .index import (
     UNFILED_HEADING,
     ParsedIndex,
@@ -35,10 +36,21 @@ from .index import (
     parse_index,
 )
 from .phrases import argument, read, write_body, write_replace
-from .reconcile import index_view, mtime_date, new_shipped_ids, rendered_lines
+from .reads import doc_view, facts_of, outline_view, section_view
+from .reconcile import index_view, new_shipped_ids, rendered_lines
 from .seeding import index_file
 from .store import DocFile, Store, Tier
-from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
+from .values import (
+    ConfigView,
+    DiffView,
+    DocView,
+    FileChange,
+    IndexView,
+    OutlineView,
+    Read,
+    SectionView,
+    WriteResult,
+)
 
 
 class Docs:
@@ -61,13 +73,19 @@ class Docs:
     # -- reading -------------------------------------------------------------------------------
 
     def read_doc(self, requested: str) -> Read:
-        """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped."""
-        doc_id, view = split_view(requested)
+        """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped;
+        ``<id>#`` is a doc's outline and ``<id>#<heading>`` one section; ``<segment>/`` lists a
+        collection (§7)."""
+        request = parse_request(requested)
+        doc_id, view, section = request.doc_id, request.view, request.section
+        if section is not None and (view or doc_id == INDEX_ID or is_collection_id(doc_id)):
+            raise InvalidDocId(self._no_section(doc_id, view))
         if is_collection_id(doc_id):
-            raise InvalidDocId(
-                f"{doc_id!r} names a collection; ids ending in '/' are reserved and not readable yet. "
-                f"Read one doc by its id; {read(INDEX_ID)} lists them."
-            )
+            if view:
+                raise InvalidDocId(
+                    f"{doc_id!r} is a collection, which has no '@{view}': {read(doc_id)} lists its docs."
+                )
+            return read_collection(self.store, doc_id)
         if doc_id == INDEX_ID:
             if view:
                 raise InvalidDocId(
@@ -75,7 +93,22 @@ class Docs:
                     "closing tails list what the release added or changed."
                 )
             return self.index()
-        return self._diff(doc_id) if view == DIFF_VIEW else self._doc(doc_id)
+        if view == DIFF_VIEW:
+            return self._diff(doc_id)
+        if section is not None:
+            return self._section(doc_id, section)
+        return self._doc(doc_id)
+
+    @staticmethod
+    def _no_section(doc_id: str, view: str | None) -> str:
+        if view:
+            return (
+                f"A read takes a view ('@{view}') or a section ('#'), not both. {read(doc_id + '#')} "
+                f"outlines {doc_id!r}; {read(f'{doc_id}@{view}')} shows the view whole."
+            )
+        if doc_id == INDEX_ID:
+            return f"The index has no sections to read: {read(INDEX_ID)} shows it whole."
+        return f"{doc_id!r} is a collection, not a doc with sections: {read(doc_id)} lists its docs."
 
     def doc(self, doc_id: str) -> DocView:
         return self._doc(check_doc_id(doc_id))
@@ -83,14 +116,30 @@ class Docs:
     def diff(self, doc_id: str) -> DiffView:
         return self._diff(check_doc_id(doc_id))
 
-    def _doc(self, doc_id: str) -> DocView:
+    def _effective(self, doc_id: str) -> tuple[DocFile, bool]:
+        """The file a read of ``doc_id`` serves (a local copy wins, §1) and whether it shadows."""
         local = self.store.read(Tier.LOCAL, doc_id)
         shadows = local is not None and self.store.exists(Tier.SHIPPED, doc_id)
         doc = local or self.store.read(Tier.SHIPPED, doc_id)
         if doc is None:
             raise self._not_found(doc_id)
-        self._served[doc_id] = doc.sha256
-        return doc_view(doc, shadows)
+        return doc, shadows
+
+    def _doc(self, doc_id: str) -> DocView:
+        doc, shadows = self._effective(doc_id)
+        facts = facts_of(doc)
+        self._served[doc_id] = facts.sha256
+        return doc_view(doc, shadows, facts)
+
+    def _section(self, doc_id: str, section: str) -> OutlineView | SectionView:
+        """§7: ``section`` "" is the outline; anything else names one heading."""
+        doc, shadows = self._effective(doc_id)
+        facts = facts_of(doc)
+        if not section:
+            return outline_view(doc, shadows, facts)
+        view = section_view(doc, shadows, section, facts)
+        self._served[doc_id] = facts.sha256  # a reading of this version, as a whole read is
+        return view
 
     def _diff(self, doc_id: str) -> DiffView:
         local = self.store.read(Tier.LOCAL, doc_id)
@@ -320,25 +369,6 @@ class Docs:
             check_body(INDEX_ID, after)
             check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
             return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
-
-
-def doc_view(doc: DocFile, shadows_shipped: bool) -> DocView:
-    parsed = parse_frontmatter(doc.text)
-    info = describe(doc.doc_id, doc.text, parsed)
-    return DocView(
-        id=doc.doc_id,
-        tier=doc.tier.value,
-        title=info.title,
-        description=info.description,
-        updated=info.updated or mtime_date(doc),
-        shadows_shipped=shadows_shipped,
-        sha256=doc.sha256,
-        text=doc.text,
-        body=parsed.body,
-        frontmatter=tuple((k, v if isinstance(v, str) else ", ".join(v)) for k, v in parsed.fields.items()),
-        links=links_of(doc.text),
-        path=doc.path,
-    )
 
 
 def _mode(local: DocFile | None) -> int | None:

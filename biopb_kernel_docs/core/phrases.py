@@ -9,7 +9,9 @@ it is rendered where it is shown.
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 from enum import Enum
 
 # The unit separator never occurs in an id (ids.py) nor in the package's own prose.
@@ -37,6 +39,11 @@ def read_diff(doc_id: str) -> str:
     return _placeholder("diff", doc_id)
 
 
+def search(query: str) -> str:
+    """The call that searches the docs for ``query``."""
+    return _placeholder("search", query)
+
+
 def write_body(doc_id: str) -> str:
     return _placeholder("body", doc_id)
 
@@ -50,16 +57,35 @@ def argument(name: str) -> str:
     return _placeholder("argument", name)
 
 
+def _word(text: str) -> str:
+    """``text`` as one shell or magic word: quoted only when it holds a space or a quote."""
+    return shlex.quote(text) if re.search(r"[\s'\"\\$`;&|<>()]", text) else text
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a string literal an agent can copy into a call (double quotes, as JSON)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _section_phrase(i: str) -> str:
+    doc_id, _, section = i.partition("#")
+    if not section:
+        return f"the outline of {doc_id} in the Kernel Docs panel"
+    return f"opening {doc_id} at its section {section!r} in the Kernel Docs panel"
+
+
 _AGENT = {
-    "read": lambda i: f'read_doc("{i}")',
+    "read": lambda i: f"read_doc({_quoted(i)})",
     "diff": lambda i: f'read_doc("{i}@diff")',
+    "search": lambda q: f"search_docs({_quoted(q)})",
     "body": lambda i: f'write_doc("{i}", body=...)',
     "replace": lambda i: f'write_doc("{i}", old=..., new=...)',
     "argument": lambda name: name,
 }
 _NOTEBOOK = {
-    "read": lambda i: f"%read_doc {i}",
+    "read": lambda i: f"%read_doc {_word(i)}",
     "diff": lambda i: f"%read_doc {i}@diff",
+    "search": lambda q: f"%search_docs {q}",
     "body": lambda i: f"a %%write_doc {i} cell holding the whole doc",
     "replace": lambda i: f"a %%write_doc {i} --replace cell",
     "argument": lambda name: {
@@ -70,8 +96,9 @@ _NOTEBOOK = {
     }.get(name, name),
 }
 _CLI = {
-    "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {i}",
+    "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {_word(i)}",
     "diff": lambda i: f"biopb-kernel-docs read {i}@diff",
+    "search": lambda q: f"biopb-kernel-docs search {_word(q)}",
     "body": lambda i: f"biopb-kernel-docs write {i} --body-file FILE",
     "replace": lambda i: f"biopb-kernel-docs write {i} --old-file OLD --new-file NEW",
     "argument": lambda name: f"--{name.replace('_', '-')}" + ("" if name == "if_match" else "-file"),
@@ -79,9 +106,14 @@ _CLI = {
 # Phrases stand where a call does ("X lists them all", "create it with X"): noun phrases.
 _PANEL = {
     "read": lambda i: (
-        "the Kernel Docs panel's index" if i == "index" else f"opening {i} in the Kernel Docs panel"
+        "the Kernel Docs panel's index"
+        if i == "index"
+        else _section_phrase(i)
+        if "#" in i
+        else f"opening {i} in the Kernel Docs panel"
     ),
     "diff": lambda i: f"the diff of {i} (Show diff in the Kernel Docs panel)",
+    "search": lambda q: f"searching for {q!r} in the Kernel Docs panel",
     "body": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "replace": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "argument": lambda name: {"body": "the text", "old": "the old text", "new": "the new text"}.get(

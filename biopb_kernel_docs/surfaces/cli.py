@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from .._version import __version__
 from ..core.errors import DocsError, InvalidArguments, InvalidDocId
 from ..core.phrases import Surface
-from ..core.values import DocView, IndexView, to_json
+from ..core.values import DocView, IndexView, OutlineView, SectionView, to_json
 from ..text import render
 from . import operations
 from .operations import Operation
@@ -31,7 +31,15 @@ EXAMPLES = {
     "read": [
         "biopb-kernel-docs read flatfield",
         "biopb-kernel-docs read flatfield@diff",
+        "biopb-kernel-docs read 'flatfield#'                  # its outline",
+        "biopb-kernel-docs read 'flatfield#Steps'             # one section",
+        "biopb-kernel-docs read my-lab/                       # a collection",
         "biopb-kernel-docs read index --sha",
+    ],
+    "search": [
+        "biopb-kernel-docs search ImportError",
+        "biopb-kernel-docs search 'pixel size'",
+        "biopb-kernel-docs search --regex 'np\\.(load|save)\\w*'",
     ],
     "write": [
         "biopb-kernel-docs write my-lab/nuclei --body-file protocol.md",
@@ -85,6 +93,8 @@ def _add_operation(subparsers, op: Operation) -> None:
             )
         elif p.kind == "sha":
             parser.add_argument("--if-match", dest=p.name, metavar="SHA", help=p.help)
+        elif p.kind == "flag":
+            parser.add_argument(f"--{p.name}", dest=p.name, action="store_const", const=True, help=p.help)
         elif p.required:
             parser.add_argument(p.name, metavar=p.name.upper(), help=p.help)
         else:
@@ -248,7 +258,9 @@ def _overrides(namespace: argparse.Namespace, traitlets_form: dict[str, str]) ->
 def _output(op: Operation, value: Any, namespace: argparse.Namespace) -> str:
     if namespace.json:
         return json.dumps(to_json(value), indent=1, ensure_ascii=False)
-    if getattr(namespace, "sha", False) and isinstance(value, DocView | IndexView):
+    if getattr(namespace, "sha", False) and isinstance(
+        value, DocView | IndexView | SectionView | OutlineView
+    ):
         return value.sha256
     if op.name == "index" and isinstance(value, IndexView):
         return render.index_text(value, Surface.CLI)

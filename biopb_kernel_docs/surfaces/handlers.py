@@ -103,6 +103,22 @@ class DocHandler(DocsHandler):
         self.answer(lambda: self.run("write_doc", {**self.arguments_from_body(), "id": doc_id}))
 
 
+class SearchHandler(DocsHandler):
+    """``GET search?q=...&regex=1``: search_docs for a search box (the ops route takes a POST)."""
+
+    @tornado.web.authenticated
+    @authorized
+    def get(self) -> None:
+        def search() -> Any:
+            regex = self.get_query_argument("regex", "0").lower()
+            if regex not in ("0", "1", "true", "false", ""):
+                raise InvalidArguments(f"regex is 1 or 0 (true or false), not {regex!r}.")
+            arguments = {"query": self.get_query_argument("q", ""), "regex": regex in ("1", "true")}
+            return self.run("search_docs", arguments)
+
+        self.answer(search)
+
+
 class OperationHandler(DocsHandler):
     @tornado.web.authenticated
     @authorized
@@ -140,6 +156,7 @@ def handlers(base_url: str) -> list[tuple[str, type[DocsHandler]]]:
         (url_path_join(api, "index"), IndexHandler),
         (url_path_join(api, "docs", r"(.+)"), DocHandler),
         (url_path_join(api, "ops", r"([a-z_]+)"), OperationHandler),
+        (url_path_join(api, "search"), SearchHandler),
         (url_path_join(api, "review"), ReviewHandler),
         (url_path_join(api, "connect"), ConnectHandler),
     ]

@@ -63,8 +63,9 @@ def _tool_signature(op: Operation) -> inspect.Signature:
     for p in op.parameters:
         if p.kind == "sha":
             continue
-        annotation = Annotated[str if p.required else str | None, Field(description=p.help)]
-        default = inspect.Parameter.empty if p.required else None
+        kind = bool if p.kind == "flag" else str
+        annotation = Annotated[kind if p.required else kind | None, Field(description=p.help)]
+        default = inspect.Parameter.empty if p.required else (False if p.kind == "flag" else None)
         parameters.append(
             inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
         )

@@ -27,11 +27,26 @@ from ..core.errors import (
 )
 from ..core.ops import Docs
 from ..core.review import ReviewedDocs
-from ..core.values import ConfigView, DiffView, DocView, HandshakeView, IndexView, ReviewView, WriteResult
+from ..core.search import search_docs
+from ..core.values import (
+    CollectionView,
+    ConfigView,
+    DiffView,
+    DocView,
+    HandshakeView,
+    IndexView,
+    OutlineView,
+    ReviewView,
+    SearchResult,
+    SectionView,
+    WriteResult,
+)
 
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
-# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "string": anything else.
-Kind = Literal["id", "text", "sha", "number", "string"]
+# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "flag": true or false
+# (--name on the command line and in a magic); "query": a search (a magic takes the rest of its
+# line verbatim); "string": anything else.
+Kind = Literal["id", "text", "sha", "number", "flag", "query", "string"]
 
 
 @dataclass(frozen=True)
@@ -69,8 +84,22 @@ hides a shipped doc).
 local copies a release may have left behind.
 - read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
 edits with the release's).
-- Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
-when the step you are on depends on it.
+- read_doc("<id>#") outlines a doc: every heading, its length and the call that reads it; \
+read_doc("<id>#Steps/Confirm input") reads one section (case and punctuation ignored; \
+"#Example[2]" picks a repeated heading).
+- read_doc("<segment>/") lists the docs of a collection the index names as "- <segment>/: ...".
+- Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]] or [[id#heading]]: \
+read_doc it when the step you are on depends on it.
+"""
+
+SEARCH_DOCS_DESCRIPTION = """\
+Find lines in the biopb docs: an exception's name, a config key, a log line, a function. Searches \
+the docs the index lists (and those under its collections) and the index itself.
+
+- Literal and case-insensitive; a query with an upper-case letter is case-sensitive.
+- regex=true takes an RE2 pattern (no backreferences or lookaround); a match stays within a line.
+- Returns matching lines grouped by doc and section, "L42: the line", each group with the \
+read_doc("<id>#<heading>") call that reads that section; at most 8 lines a doc and 40 in all.
 """
 
 WRITE_DOC_DESCRIPTION = """\
@@ -142,9 +171,10 @@ OPERATIONS: dict[str, Operation] = {
         Operation(
             name="read_doc",
             summary="Read one doc under its header; 'index' is the rendered index, 'ID@diff' diffs a "
-            "local copy against its shipped text.",
+            "local copy against its shipped text, 'ID#' outlines a doc, 'ID#Heading' reads one section, "
+            "'SEGMENT/' lists a collection.",
             parameters=(_ID,),
-            returns=(DocView, IndexView, DiffView),
+            returns=(DocView, IndexView, DiffView, OutlineView, SectionView, CollectionView),
             errors=_READ_ERRORS,
             run=lambda docs, a: docs.read_doc(a["id"]),
             mcp_description=READ_DOC_DESCRIPTION,
@@ -171,6 +201,21 @@ OPERATIONS: dict[str, Operation] = {
             mcp_description=WRITE_DOC_DESCRIPTION,
             magic="write_doc",
             cli_verb="write",
+        ),
+        Operation(
+            name="search_docs",
+            summary="Find lines in the listed docs and the index: literal and case-insensitive unless the "
+            "query has an upper-case letter; --regex for an RE2 pattern.",
+            parameters=(
+                Parameter("query", "query", True, "The text to find (an RE2 pattern with regex)."),
+                Parameter("regex", "flag", False, "Take the query as an RE2 regular expression."),
+            ),
+            returns=(SearchResult,),
+            errors=(InvalidArguments, StoreUnavailable),
+            run=lambda docs, a: search_docs(docs.store, a["query"], bool(a.get("regex", False))),
+            mcp_description=SEARCH_DOCS_DESCRIPTION,
+            magic="search_docs",
+            cli_verb="search",
         ),
         Operation(
             name="index",
@@ -295,7 +340,10 @@ def run(docs: Docs, name: object, arguments: object) -> Any:
             raise InvalidArguments(f"{op.name} needs {parameter.name!r}: {parameter.help}")
         if value is None:
             continue
-        if parameter.kind == "number":
+        if parameter.kind == "flag":
+            if not isinstance(value, bool):
+                raise InvalidArguments(f"{op.name}'s {parameter.name!r} is true or false, not {value!r}.")
+        elif parameter.kind == "number":
             if isinstance(value, bool) or not (
                 isinstance(value, int) or (isinstance(value, str) and value.isdigit())
             ):
