@@ -446,13 +446,16 @@ def test_atomic_write_syncs_the_directory_after_the_rename(tmp_path, monkeypatch
 
 
 def test_a_crlf_doc_whose_first_line_is_long_keeps_its_line_ends(tiers):
-    first = "# " + "a long title " * 800  # ~10 KB before the first line end
-    tiers.put_local("wide", f"{first}\r\n\r\nold\r\n".encode())
-    doc = tiers.store().read(Tier.LOCAL, "wide")
-    assert doc.crlf
-    assert "\r" not in doc.text
-    tiers.docs().write_doc("wide", old="old", new="new")
-    assert (tiers.local / "wide.md").read_bytes() == f"{first}\r\n\r\nnew\r\n".encode()
+    for doc_id, first in (
+        ("wide", "# " + "a long title " * 800),  # ASCII: ~10 KB before the first line end
+        ("wide-utf8", "# " + "une étude longue " * 600),  # the UTF-8 path, just as long
+    ):
+        tiers.put_local(doc_id, f"{first}\r\n\r\nold\r\n".encode())
+        doc = tiers.store().read(Tier.LOCAL, doc_id)
+        assert doc.crlf, doc_id
+        assert "\r" not in doc.text
+        tiers.docs().write_doc(doc_id, old="old", new="new")
+        assert (tiers.local / f"{doc_id}.md").read_bytes() == f"{first}\r\n\r\nnew\r\n".encode()
 
 
 def test_a_fingerprint_of_the_listed_docs_sees_a_nested_local_copy_appear(tiers):
