@@ -404,7 +404,7 @@ def test_a_directory_named_like_a_doc_is_not_a_doc(tiers):
     store = tiers.store()
     assert not store.exists(Tier.LOCAL, "lab")
     assert "lab" not in store.local_ids()
-    with pytest.raises(UnreadableDoc, match="is a folder where a doc.s file would be"):
+    with pytest.raises(UnreadableDoc, match="is a folder where a doc's file would be"):
         Docs(store).read_doc("lab")
     tiers.put_local("index", "# I\n\n- lab: a directory, not a file\n")
     assert Docs(store).index().entries[0].marker == "missing"
