@@ -1,4 +1,5 @@
-"""Doc ids: the charset, the reserved names, the ``@diff`` view, and ids as paths inside a tier.
+"""Doc ids: the charset, the reserved names, the read views (``@diff``, ``@history``, ``@v12``), and
+ids as paths inside a tier.
 
 §1: an id is the path under its tier minus ``.md`` and may contain ``/``. §7: an id ending in
 ``/`` names a collection; it is reserved (refused by write_doc) but an index line may carry one.
@@ -11,10 +12,17 @@ import re
 from pathlib import PurePosixPath
 
 from .errors import InvalidDocId
-from .phrases import read_diff
+from .phrases import read_diff, read_history
 
 INDEX_ID = "index"
 DIFF_VIEW = "diff"
+HISTORY_VIEW = "history"
+# The views a read may ask for after '@', each one row: its name, the suffix's shape, what it shows.
+VIEWS = (
+    (DIFF_VIEW, re.compile("diff"), "a local copy against its shipped text"),
+    (HISTORY_VIEW, re.compile("history"), "the doc's kept versions"),
+    ("version", re.compile(r"v([1-9][0-9]{0,8})"), "one version, such as @v12"),
+)
 DOC_SUFFIX = ".md"
 MAX_ID_LENGTH = 200
 
@@ -77,21 +85,29 @@ def check_doc_id(doc_id: object) -> str:
     if doc_id.lower().endswith(DOC_SUFFIX) and _problem(doc_id[: -len(DOC_SUFFIX)]) is None:
         hint = f" Ids carry no '.md': use {doc_id[: -len(DOC_SUFFIX)]!r}."
     elif "@" in doc_id:
-        hint = f" The only view suffix is '@{DIFF_VIEW}', and only reads accept it ({read_diff('data')})."
+        hint = f" View suffixes ({_view_list()}) are for reads only."
     raise InvalidDocId(f"Invalid doc id {doc_id!r}: {problem}.{hint} {ID_RULES}")
+
+
+def _view_list() -> str:
+    return f"{read_diff('data')}, {read_history('data')}, and '@v12' for one version"
 
 
 def split_view(requested: object) -> tuple[str, str | None]:
     """Split ``'flatfield@diff'`` into ``('flatfield', 'diff')``; a plain id gets view None."""
     if isinstance(requested, str) and "@" in requested:
         doc_id, _, view = requested.rpartition("@")
-        if view != DIFF_VIEW:
-            raise InvalidDocId(
-                f"Unknown view '@{view}' in {requested!r}. The only view is '@{DIFF_VIEW}', as in "
-                f"{read_diff('data')}, which diffs a local copy against its shipped text."
-            )
+        if not any(pattern.fullmatch(view) for _, pattern, _ in VIEWS):
+            shown = "; ".join(f"'@{name if name != 'version' else 'v12'}': {what}" for name, _, what in VIEWS)
+            raise InvalidDocId(f"Unknown view '@{view}' in {requested!r}. The views are {shown}.")
         return check_doc_id(doc_id), view
     return check_doc_id(requested), None
+
+
+def version_of(view: str | None) -> int | None:
+    """The version number a ``@v12`` view names; None for any other view."""
+    match = VIEWS[2][1].fullmatch(view) if view else None
+    return int(match.group(1)) if match else None
 
 
 def is_collection_id(doc_id: str) -> bool:

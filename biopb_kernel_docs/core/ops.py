@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 
-from .edits import check_arguments, check_body, normalise_body, replace_once
+from .edits import check_arguments, check_body, line_count, normalise_body, replace_once
 from .errors import (
     DocNotFound,
     EditRefused,
@@ -25,28 +25,43 @@ from .errors import (
     StoreUnavailable,
 )
 from .frontmatter import describe, links_of, parse_frontmatter
-from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, split_view
+from .ids import DIFF_VIEW, HISTORY_VIEW, INDEX_ID, check_doc_id, is_collection_id, split_view, version_of
 from .index import (
     UNFILED_HEADING,
     ParsedIndex,
     check_entry_cap,
     file_entry,
     ignore_id,
+    lost_entries,
     parse_index,
 )
 from .phrases import argument, read, write_body, write_replace
 from .reconcile import index_view, mtime_date, new_shipped_ids, rendered_lines
 from .seeding import index_file
-from .store import DocFile, Store, Tier
-from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
+from .store import PYTHON, DocFile, Store, Tier
+from .undo import Undo
+from .values import (
+    Author,
+    ConfigView,
+    DiffView,
+    DocView,
+    FileChange,
+    IndexView,
+    LostEntry,
+    Read,
+    Shrink,
+    WriteResult,
+)
 
 
-class Docs:
-    """One caller's reads and writes over a ``Store``."""
+class Docs(Undo):
+    """One caller's reads and writes over a ``Store``; ``author`` is who its writes are by (the
+    history records it: the surface, and the MCP client, kernel or user behind it)."""
 
-    def __init__(self, store: Store, config: ConfigView | None = None) -> None:
+    def __init__(self, store: Store, config: ConfigView | None = None, author: Author = PYTHON) -> None:
         self.store = store
         self.config = config
+        self.author = author
         self._served: dict[str, str] = {}
 
     # -- the index -----------------------------------------------------------------------------
@@ -61,13 +76,18 @@ class Docs:
     # -- reading -------------------------------------------------------------------------------
 
     def read_doc(self, requested: str) -> Read:
-        """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped."""
+        """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped;
+        ``<id>@history`` lists its versions and ``<id>@v12`` reads one (the index's too)."""
         doc_id, view = split_view(requested)
         if is_collection_id(doc_id):
             raise InvalidDocId(
                 f"{doc_id!r} names a collection; ids ending in '/' are reserved and not readable yet. "
                 f"Read one doc by its id; {read(INDEX_ID)} lists them."
             )
+        if view == HISTORY_VIEW:
+            return self.history(doc_id)
+        if version_of(view) is not None:
+            return self.version(doc_id, version_of(view))
         if doc_id == INDEX_ID:
             if view:
                 raise InvalidDocId(
@@ -133,6 +153,17 @@ class Docs:
 
         Shipped ids are copy-on-write. A refused write writes nothing at all.
         """
+        return self._write(doc_id, body, old, new, if_match)
+
+    def _write(
+        self,
+        doc_id: str,
+        body: str | None,
+        old: str | None,
+        new: str | None,
+        if_match: str | None,
+        restores: int | None = None,
+    ) -> WriteResult:
         doc_id = check_doc_id(doc_id)
         if is_collection_id(doc_id):
             raise InvalidDocId(
@@ -144,7 +175,7 @@ class Docs:
             self._index_file_for_writing()  # seeded first: an edit applies to the seeded text
         try:
             with self.store.lock():
-                return self._write_locked(doc_id, body, old, new, if_match)
+                return self._write_locked(doc_id, body, old, new, if_match, restores)
         except EditRefused as err:
             if doc_id == INDEX_ID and old is not None and not isinstance(err, StaleWrite):
                 raise self._explain_rendered_quote(err, old) from None
@@ -172,7 +203,13 @@ class Docs:
         )
 
     def _write_locked(
-        self, doc_id: str, body: str | None, old: str | None, new: str | None, if_match: str | None
+        self,
+        doc_id: str,
+        body: str | None,
+        old: str | None,
+        new: str | None,
+        if_match: str | None,
+        restores: int | None,
     ) -> WriteResult:
         local = self.store.read(Tier.LOCAL, doc_id)
         shipped = self.store.read(Tier.SHIPPED, doc_id) if local is None and doc_id != INDEX_ID else None
@@ -204,7 +241,13 @@ class Docs:
             filed_under = UNFILED_HEADING
         try:
             written = self.store.write_local(
-                doc_id, after, crlf=bool(local and local.crlf), mode=_mode(local)
+                doc_id,
+                after,
+                crlf=bool(local and local.crlf),
+                mode=_mode(local),
+                author=self.author,
+                replaced=base,
+                restores=restores,
             )
         except StoreUnavailable as err:
             if filing is None:
@@ -222,10 +265,15 @@ class Docs:
             base.sha256 if base else None,
             written.sha256,
             base.tier.value if base else None,
+            written.version,
         )
         outcome = "created" if base is None else ("shadowed" if local is None else "updated")
         already_listed = base is None and doc_id != INDEX_ID and filing is None
-        return WriteResult(doc_id, outcome, filed_under, already_listed, (change, *changes))
+        lost = _lost(base.text, after) if doc_id == INDEX_ID and base is not None else ()
+        shrink = _shrink(base.text, after, written.version) if body is not None and base is not None else None
+        return WriteResult(
+            doc_id, outcome, filed_under, already_listed, (change, *changes), lost, shrink, restores
+        )
 
     def _check_precondition(
         self, doc_id: str, base: DocFile | None, if_match: str | None, implicit: bool
@@ -249,10 +297,12 @@ class Docs:
         )
 
     def _write_index(self, index: DocFile, after: str) -> FileChange:
-        written = self.store.write_local(INDEX_ID, after, crlf=index.crlf, mode=index.mode)
+        written = self.store.write_local(
+            INDEX_ID, after, crlf=index.crlf, mode=index.mode, author=self.author, replaced=index
+        )
         if self._served.get(INDEX_ID) == index.sha256:  # an index changed elsewhere stays unread
             self._served[INDEX_ID] = written.sha256
-        return FileChange(INDEX_ID, index.text, after, index.sha256, written.sha256, "local")
+        return FileChange(INDEX_ID, index.text, after, index.sha256, written.sha256, "local", written.version)
 
     def _plan_filing(self, doc_id: str, text: str) -> tuple[DocFile, str] | None:
         """§3: a created doc gets an index entry under ## Unfiled, unless it already has one."""
@@ -319,7 +369,8 @@ class Docs:
                 return WriteResult(INDEX_ID, "unchanged", None, False, ())
             check_body(INDEX_ID, after)
             check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
-            return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
+            change = self._write_index(index, after)
+            return WriteResult(INDEX_ID, "updated", None, False, (change,), _lost(index.text, after))
 
 
 def doc_view(doc: DocFile, shadows_shipped: bool) -> DocView:
@@ -343,3 +394,16 @@ def doc_view(doc: DocFile, shadows_shipped: bool) -> DocView:
 
 def _mode(local: DocFile | None) -> int | None:
     return local.mode if local is not None else None
+
+
+def _lost(before: str, after: str) -> tuple[LostEntry, ...]:
+    """Rough edge 3: an index write that drops entries, or breaks their lines, says which."""
+    return tuple(LostEntry(*lost) for lost in lost_entries(parse_index(before), parse_index(after)))
+
+
+def _shrink(before: str, after: str, version: int | None) -> Shrink | None:
+    """A body write that more than halves a doc says so, and names the version holding the old text."""
+    if len(after) * 2 >= len(before):
+        return None
+    previous = version - 1 if version is not None and version > 1 else None
+    return Shrink(line_count(before), line_count(after), len(before), len(after), previous)

@@ -45,6 +45,25 @@ def write_replace(doc_id: str) -> str:
     return _placeholder("replace", doc_id)
 
 
+def read_history(doc_id: str) -> str:
+    """The call that lists a doc's kept versions."""
+    return _placeholder("history", doc_id)
+
+
+def read_version(doc_id: str, number: int) -> str:
+    return _placeholder("version", f"{doc_id}@v{number}")
+
+
+def restore(doc_id: str, number: int) -> str:
+    """The call that puts version ``number`` of ``doc_id`` back (a new version)."""
+    return _placeholder("restore", f"{doc_id}@v{number}")
+
+
+def _split(argument: str) -> tuple[str, str]:
+    doc_id, _, number = argument.rpartition("@v")
+    return doc_id, number
+
+
 def argument(name: str) -> str:
     """How the surface names a write argument: ``body``, ``old``, ``new`` or ``if_match``."""
     return _placeholder("argument", name)
@@ -53,6 +72,9 @@ def argument(name: str) -> str:
 _AGENT = {
     "read": lambda i: f'read_doc("{i}")',
     "diff": lambda i: f'read_doc("{i}@diff")',
+    "history": lambda i: f'read_doc("{i}@history")',
+    "version": lambda a: f'read_doc("{a}")',
+    "restore": lambda a: 'restore_doc("{}", {})'.format(*_split(a)),
     "body": lambda i: f'write_doc("{i}", body=...)',
     "replace": lambda i: f'write_doc("{i}", old=..., new=...)',
     "argument": lambda name: name,
@@ -60,6 +82,9 @@ _AGENT = {
 _NOTEBOOK = {
     "read": lambda i: f"%read_doc {i}",
     "diff": lambda i: f"%read_doc {i}@diff",
+    "history": lambda i: f"%read_doc {i}@history",
+    "version": lambda a: f"%read_doc {a}",
+    "restore": lambda a: "%restore_doc {} {}".format(*_split(a)),
     "body": lambda i: f"a %%write_doc {i} cell holding the whole doc",
     "replace": lambda i: f"a %%write_doc {i} --replace cell",
     "argument": lambda name: {
@@ -72,6 +97,9 @@ _NOTEBOOK = {
 _CLI = {
     "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {i}",
     "diff": lambda i: f"biopb-kernel-docs read {i}@diff",
+    "history": lambda i: f"biopb-kernel-docs read {i}@history",
+    "version": lambda a: f"biopb-kernel-docs read {a}",
+    "restore": lambda a: "biopb-kernel-docs restore {} {}".format(*_split(a)),
     "body": lambda i: f"biopb-kernel-docs write {i} --body-file FILE",
     "replace": lambda i: f"biopb-kernel-docs write {i} --old-file OLD --new-file NEW",
     "argument": lambda name: f"--{name.replace('_', '-')}" + ("" if name == "if_match" else "-file"),
@@ -82,6 +110,11 @@ _PANEL = {
         "the Kernel Docs panel's index" if i == "index" else f"opening {i} in the Kernel Docs panel"
     ),
     "diff": lambda i: f"the diff of {i} (Show diff in the Kernel Docs panel)",
+    "history": lambda i: f"the history of {i} in the Kernel Docs panel",
+    "version": lambda a: "version {1} in the history of {0} in the Kernel Docs panel".format(*_split(a)),
+    "restore": lambda a: "Restore on version {1} in the history of {0} (Kernel Docs panel)".format(
+        *_split(a)
+    ),
     "body": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "replace": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "argument": lambda name: {"body": "the text", "old": "the old text", "new": "the new text"}.get(

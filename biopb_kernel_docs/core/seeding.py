@@ -12,6 +12,7 @@ import time
 
 from .errors import StoreUnavailable
 from .frontmatter import describe
+from .history import LOADER
 from .ids import INDEX_ID
 from .index import ENTRY_CAP, UNFILED_HEADING, file_entry, parse_index
 from .manifest import MANIFEST_NAME, changed_shipped_ids
@@ -51,7 +52,7 @@ def _seed_index(store: Store) -> DocFile:
             text = _refile_local_docs(store, text)
         else:
             changed_shipped_ids(store)
-        return store.write_local(INDEX_ID, text)
+        return store.write_local(INDEX_ID, text, author=LOADER)
 
 
 def _refile_local_docs(store: Store, text: str) -> str:

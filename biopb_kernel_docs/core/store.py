@@ -29,17 +29,23 @@ from .files import (
     TEMP_PREFIX,
     TEMP_SUFFIX,
     atomic_write,
+    fsync_directory,
     not_a_doc_file,
     read_regular,
     write_failure,
 )
+from .history import Header, History, HistoryLimits, State, no_versions
 from .ids import DOC_SUFFIX, ID_RULES, INDEX_ID, is_banked, is_valid_doc_id
 from .lock import TierLock
+from .values import Author
 
 LOCK_NAME = ".lock"
 MANIFEST_NAME = ".shipped-manifest.json"
 LOCK_TIMEOUT_SECONDS = 30
 _ABSENT = object()
+_UNREAD = object()
+PYTHON = Author("python")
+DEFAULT_HISTORY = HistoryLimits()
 
 Fingerprint = tuple[tuple[str, int, int, int], ...]
 
@@ -61,6 +67,7 @@ class DocFile:
     crlf: bool
     mtime: float
     mode: int | None  # None: a file this process wrote with the usual permissions
+    version: int | None = None  # the history version a write recorded for it
 
     @cached_property
     def sha256(self) -> str:
@@ -74,11 +81,20 @@ def sha256_of(data: bytes) -> str:
 class Store:
     """The shipped and local tiers of one doc set."""
 
-    def __init__(self, shipped_dir: Path | str, local_dir: Path | str, shipped_version: str) -> None:
+    def __init__(
+        self,
+        shipped_dir: Path | str,
+        local_dir: Path | str,
+        shipped_version: str,
+        history: HistoryLimits | None = DEFAULT_HISTORY,
+    ) -> None:
         self.shipped_dir = Path(shipped_dir).expanduser().resolve()
         self.local_dir = Path(local_dir).expanduser().resolve()
         self.shipped_version = shipped_version
         self._root_paths = {Tier.SHIPPED: str(self.shipped_dir), Tier.LOCAL: str(self.local_dir)}
+        # None: no history is kept (DocStore.history_max_versions = 0).
+        self.history_limits = history if history is not None and history.max_versions > 0 else None
+        self.history = History(str(self.local_dir), self.history_limits) if self.history_limits else None
         self._lock = TierLock(os.path.join(self._root_paths[Tier.LOCAL], LOCK_NAME), LOCK_TIMEOUT_SECONDS)
         self._swept: set[str] = set()
         self._shipped_cache: tuple[tuple[tuple[str, int], ...], list[str]] | None = None
@@ -278,25 +294,79 @@ class Store:
         with self._lock.held():
             yield
 
-    def write_local(self, doc_id: str, text: str, *, crlf: bool = False, mode: int | None = None) -> DocFile:
+    def write_local(
+        self,
+        doc_id: str,
+        text: str,
+        *,
+        crlf: bool = False,
+        mode: int | None = None,
+        author: Author = PYTHON,
+        replaced: DocFile | object | None = _UNREAD,
+        restores: int | None = None,
+    ) -> DocFile:
         """Atomically write ``doc_id`` in the local tier; ``text`` uses '\\n', ``crlf`` restores CRLF.
 
         ``mode`` keeps the permissions of the file being replaced; None gives a new file's usual ones.
+        The history records the write first (``history``): by ``author``, replacing ``replaced``
+        (what the id read as, as the caller read it under the lock; read here when not given).
         """
         path, status = self._probe(Tier.LOCAL, doc_id)
         if status is not None and os.path.islink(path):
             path = os.path.realpath(path)  # keep the user's link; the probe checked it stays inside
         data = (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+        version = None
         with self.lock():
             directory = os.path.dirname(path)
             try:
+                if self.history is not None:
+                    if replaced is _UNREAD:
+                        replaced = self.read(Tier.LOCAL, doc_id) or self.read(Tier.SHIPPED, doc_id)
+                    assert replaced is None or isinstance(replaced, DocFile)
+                    local = replaced if replaced is not None and replaced.tier is Tier.LOCAL else None
+                    after = State(data, text, sha256_of(data), local=True)
+                    version = self.history.record(doc_id, local, replaced, after, author, restores)
                 if status is None and not os.path.isdir(directory):
                     os.makedirs(directory, exist_ok=True)
                 self._sweep_temp_files(directory)
                 atomic_write(path, data, mode)
             except OSError as err:
+                if version is not None and self.history is not None:
+                    self.history.forget(doc_id, version)  # the doc was not written: neither was this
                 raise write_failure(path, err) from err
-        return DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode)
+            if version is not None and self.history is not None:
+                self._commit(doc_id, version)
+        return DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode, version)
+
+    def remove_local(
+        self, doc_id: str, local: DocFile, shipped: DocFile | None, author: Author
+    ) -> int | None:
+        """Remove a local file (the user's Drop of a local copy), recorded in the history first, so
+        the id reads as ``shipped`` again. Call under the lock with the files read under it."""
+        with self.lock():
+            version = None
+            try:
+                if self.history is not None:
+                    after = (
+                        State(shipped.data, shipped.text, shipped.sha256, local=False) if shipped else None
+                    )
+                    version = self.history.record(doc_id, local, local, after, author)
+                os.unlink(local.path)
+            except FileNotFoundError:
+                pass
+            except OSError as err:
+                if version is not None and self.history is not None:
+                    self.history.forget(doc_id, version)
+                raise write_failure(local.path, err) from err
+            fsync_directory(os.path.dirname(local.path))
+            if version is not None and self.history is not None:
+                self._commit(doc_id, version)
+        return version
+
+    def _commit(self, doc_id: str, version: int) -> None:
+        assert self.history is not None
+        with contextlib.suppress(OSError):  # the doc landed; a version left pending is committed later
+            self.history.commit(doc_id, version)
 
     def _sweep_temp_files(self, directory: str) -> None:
         """Remove temp files a killed writer left (under the lock no live writer has one open)."""
@@ -317,6 +387,26 @@ class Store:
                 f"Cannot create the local docs directory {self.local_dir}: {err.strerror}. Point "
                 "DocStore.docs_local_dir at a writable directory."
             ) from err
+
+    # -- history -----------------------------------------------------------------------------------
+
+    def versions(self, doc_id: str) -> list[Header]:
+        """``doc_id``'s kept versions, oldest first, settled against its file first (an outside edit
+        is recorded, a write that never landed dropped). Creates nothing where no history is."""
+        if self.history is None or not self.history.exists(doc_id):
+            return []
+        with self.lock():
+            return self.history.headers(doc_id, self.read(Tier.LOCAL, doc_id))
+
+    def version(self, doc_id: str, number: int) -> tuple[Header, bytes | None]:
+        """One kept version of ``doc_id`` and its bytes (None when not kept)."""
+        if self.history is None or not self.history.exists(doc_id):
+            return self._no_history(doc_id)
+        with self.lock():
+            return self.history.version(doc_id, number, self.read(Tier.LOCAL, doc_id))
+
+    def _no_history(self, doc_id: str):
+        raise no_versions(doc_id, enabled=self.history is not None)
 
     # -- the loader's own bookkeeping beside the docs (§4) ---------------------------------------
 

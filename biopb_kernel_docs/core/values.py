@@ -95,9 +95,6 @@ class DiffView:
         return unified_diff(self.shipped_text, self.local_text, self.id, "shipped", "local")
 
 
-Read = DocView | IndexView | DiffView
-
-
 @dataclass(frozen=True)
 class FileChange:
     """One file a write changed (or, with ``before == after``, left alone)."""
@@ -108,6 +105,7 @@ class FileChange:
     before_sha256: str | None
     after_sha256: str
     base_tier: Tier | None  # where ``before`` came from
+    version: int | None = None  # the version of this file's history the write recorded
 
     def diff(self) -> str:
         label = "shipped" if self.base_tier == "shipped" else "before"
@@ -117,12 +115,35 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class LostEntry:
+    """An index entry an index write removed, or left in a line that no longer parses as one."""
+
+    id: str
+    line: int | None  # 0-based line of the new index.md still naming it (None: the line is gone)
+    text: str | None  # that line as it now reads
+
+
+@dataclass(frozen=True)
+class Shrink:
+    """A body write that more than halved a doc, and the version that holds the old text."""
+
+    lines_before: int
+    lines_after: int
+    chars_before: int
+    chars_after: int
+    version: int | None  # the version to restore (None: history is off)
+
+
+@dataclass(frozen=True)
 class WriteResult:
     id: str
-    outcome: Literal["created", "shadowed", "updated", "unchanged"]
+    outcome: Literal["created", "shadowed", "updated", "unchanged", "removed"]
     filed_under: str | None  # the heading a created doc's new entry went under
     already_listed: bool  # a created doc the index already had an entry for
     changes: tuple[FileChange, ...]  # the doc first, then the index when it was filed
+    lost_entries: tuple[LostEntry, ...] = ()  # an index write: entries it removed or broke
+    shrink: Shrink | None = None
+    restored: int | None = None  # the version a restore put back
 
     @property
     def sha256(self) -> str | None:
@@ -149,20 +170,101 @@ class ConfigView:
 
 
 @dataclass(frozen=True)
+class Author:
+    """Who made a version: the surface, and what it knows of the writer.
+
+    ``surface``: ``mcp`` (``name``/``version``: the client's declared ones), ``magic`` (``where``:
+    the kernel id), ``panel`` (``name``: the Jupyter user), ``cli``, ``python`` (the API in a
+    script), ``loader`` (seeding the index); or what the store saw on disk: ``outside`` (an edit
+    made outside the store), ``earlier`` (a local text from before history was kept),
+    ``shipped`` (the shipped text a first local copy replaced).
+    """
+
+    surface: str
+    name: str | None = None
+    version: str | None = None
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """One kept version of a doc: what a history lists."""
+
+    number: int
+    time: float  # seconds since the epoch
+    author: Author
+    before_sha256: str | None  # the text the id read as before (None: no doc)
+    after_sha256: str | None  # the text it reads as after (None: no doc at all)
+    added: int  # lines, against the text before
+    removed: int
+    lines: int
+    size: int  # bytes on disk
+    kept: bool  # the text is kept (False: it alone was over the byte bound)
+    local: bool  # a local file holds the text (False: the shipped text shows through)
+    restores: int | None  # the version this one put back
+    current: bool  # what the id reads as now
+
+
+@dataclass(frozen=True)
+class HistoryView:
+    """A doc's kept versions, newest first, and the bounds that keep them."""
+
+    id: str
+    versions: tuple[VersionInfo, ...]
+    sha256: str | None  # of the current text: a restore's if_match
+    max_versions: int
+    max_bytes: int
+    size: int  # bytes the kept versions take
+    enabled: bool  # False: history is turned off (DocStore.history_max_versions = 0)
+
+
+@dataclass(frozen=True)
+class VersionView:
+    """One version's text, and what the history says of it."""
+
+    id: str
+    version: VersionInfo
+    text: str | None  # None: not kept (over the byte bound), or no doc at all
+    previous: int | None  # the kept version before it
+
+
+@dataclass(frozen=True)
+class VersionDiffView:
+    """Two states of a doc: two versions, or a version and the current text."""
+
+    id: str
+    older: int
+    newer: int | None  # None: the current text
+    older_text: str
+    newer_text: str
+
+    def diff(self) -> str:
+        newer = f"v{self.newer}" if self.newer is not None else "current"
+        return unified_diff(self.older_text, self.newer_text, self.id, f"v{self.older}", newer)
+
+
+Read = DocView | IndexView | DiffView | HistoryView | VersionView
+
+
+@dataclass(frozen=True)
 class Hunk:
     index: int
     header: str
     lines: tuple[str, ...]  # ' ' context, '-' removed, '+' added
+    versions: tuple[int, ...] = ()  # the versions that made it (empty: before history was kept)
 
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One doc that changed since the user last reviewed it."""
+    """One doc that changed since the user last reviewed it, or a local copy worth dropping."""
 
     id: str
     sha256: str  # of the current text: what marking reviewed or reverting is based on
     base: Literal["reviewed", "shipped", "new"]  # what the hunks are against
     hunks: tuple[Hunk, ...]
+    changes: tuple[VersionInfo, ...] = ()  # who changed it and when: the versions its hunks came from
+    actions: tuple[str, ...] = ()  # what the panel offers: looks_good, revert, retire, drop
+    same_as_shipped: bool = False  # a local copy whose text equals the shipped text
 
 
 @dataclass(frozen=True)
@@ -203,7 +305,14 @@ VALUE_TYPES: dict[str, type] = {
         IndexView,
         DiffView,
         FileChange,
+        LostEntry,
+        Shrink,
         WriteResult,
+        Author,
+        VersionInfo,
+        HistoryView,
+        VersionView,
+        VersionDiffView,
         Setting,
         ConfigView,
         Hunk,
@@ -229,7 +338,15 @@ def from_json(data: Any) -> Any:
     if isinstance(data, dict) and data.get("type") in VALUE_TYPES:
         cls = VALUE_TYPES[data["type"]]
         hints = typing.get_type_hints(cls)
-        return cls(**{f.name: _field_from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)})
+        # A field the other side does not know yet (an older peer) takes its default.
+        return cls(
+            **{
+                f.name: _field_from_json(hints[f.name], data[f.name])
+                for f in dataclasses.fields(cls)
+                if f.name in data
+                or (f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+            }
+        )
     return data
 
 

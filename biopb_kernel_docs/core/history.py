@@ -1,0 +1,537 @@
+"""Every write keeps the text it replaced: numbered versions of each doc, with who wrote them and when.
+
+Where. ``.history/`` in the local tier, beside the docs and never one of them: a hidden folder,
+so it is not listed, not counted by a cap, not readable as an id (an id starts with a letter,
+digit or '_'), not in the manifest and not in the watchers' fingerprint. Each doc has a folder,
+``.history/<id>@/``: '@' is outside the id charset, so the folder of ``a`` never meets the
+folder of an id ``a/b`` (``.history/a/b@/``).
+
+Format. One file per version, named ``<number>.<bytes>`` (the number zero-padded to 8 digits,
+then the file's size, so the bounds are kept from one directory listing, without a stat per
+version), with ``.pending`` appended until the write it records has landed. Its first line is a
+JSON header: the number, the time, who wrote it, the sha256 of the doc before and after, the
+lines added and removed, whether a local file holds the text; the rest is the doc's bytes after
+the version, exactly as the file held them. The header's ``after`` is the sha256 of those bytes,
+so each file carries its own checksum: a file cut short or filled with zeros (a power loss)
+does not verify and is treated as absent.
+
+Why one file per version rather than an append-only log: a version lands by one rename, whole
+or not at all, with no torn tail to find and cut; dropping the oldest is one unlink, never a
+rewrite of a log that is 2 MiB at its bound; and a reader needs no offsets. The price is a
+directory of up to 100 small files per doc, read only when the history is shown.
+
+Order and crash safety. A write runs under the store's lock, in this order:
+
+1. *settle* the doc's history against its file on disk (below);
+2. drop the oldest versions the bounds require;
+3. write the new version, ``.pending``: temp file, rename;
+4. write the doc: temp file, fsync, rename, fsync of its directory;
+5. *commit* the version: rename it without ``.pending``.
+
+A SIGKILL can land anywhere. Before 3's rename, nothing happened (a temp file is swept later).
+Between 3 and 4's rename, the pending version is ahead of the doc: settling finds a pending
+version the doc does not match, a write that never landed, and removes it. Between 4 and 5,
+settling finds a pending version the doc matches, and commits it. After 5, both happened. Only
+a pending version is ever removed this way, so a committed one is never mistaken for a write
+that failed (a doc created, then deleted by hand, keeps its version). Every look at a history
+settles it first, under the lock, so no reader sees a version that does not match the doc.
+
+Settling also records what happened outside the store: a committed newest version the doc no
+longer matches was followed by an edit made elsewhere (an editor, a script, a deletion), which
+is recorded as an ``outside edit``, timed by the file's modification time. The store looks
+before every write and whenever a history is read.
+
+The version file is not fsynced (the doc still is): a SIGKILL cannot lose it, since the page
+cache outlives the process, and fsyncing it would double the cost of a write. After a power
+loss the newest version may be missing or fail its checksum; settling then records the doc as
+an outside edit: attribution can be lost, consistency cannot.
+
+Bounds. At most ``max_versions`` versions and ``max_bytes`` bytes per doc (100 and 2 MiB by
+default, ``DocStore.history_max_versions``/``history_max_bytes``); the oldest are dropped
+first, before the new version is written, so a kill never leaves more. A version whose text
+alone exceeds the byte bound keeps its header (who, when, the sha256s) without the text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from .errors import DocNotFound, DocsError, InvalidArguments
+from .files import TEMP_PREFIX, TEMP_SUFFIX, read_regular
+from .phrases import read_history
+from .values import Author, VersionInfo
+
+if TYPE_CHECKING:
+    from .store import DocFile
+
+HISTORY_DIR = ".history"
+FOLDER_SUFFIX = "@"
+DEFAULT_MAX_VERSIONS = 100
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+FORMAT = 1
+PENDING = "pending"  # the suffix of a version whose doc rename is not known to have landed
+_HEADER_PROBE = 4096  # a header is well under this; the listing reads no further
+
+# Who wrote a version. The first group are writes through the store; the others are what the
+# store saw on disk (they cannot "not land": they record a state that was already there).
+WRITERS = frozenset({"mcp", "magic", "panel", "cli", "python", "loader"})
+OUTSIDE = Author("outside")  # an edit made outside the store (an editor on the file)
+EARLIER = Author("earlier")  # a local file's text from before history was kept
+SHIPPED = Author("shipped")  # the shipped text a first local copy replaced
+LOADER = Author("loader")  # the loader seeding the index
+
+
+@dataclass(frozen=True)
+class HistoryLimits:
+    max_versions: int = DEFAULT_MAX_VERSIONS
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass(frozen=True)
+class State:
+    """What an id reads as: its text's bytes, and whether a local file holds them (False: the
+    shipped text shows through, e.g. after the local copy was dropped)."""
+
+    data: bytes
+    text: str
+    sha256: str
+    local: bool
+
+    @classmethod
+    def of(cls, doc: DocFile) -> State:
+        return cls(doc.data, doc.text, doc.sha256, doc.tier.value == "local")
+
+
+@dataclass(frozen=True)
+class Header:
+    """One version as its file's first line records it."""
+
+    number: int
+    time: float
+    author: Author
+    before: str | None  # sha256 of the text the id read as before (None: there was no doc)
+    after: str | None  # sha256 of the text after (None: no doc at all)
+    local_before: bool
+    local_after: bool
+    added: int
+    removed: int
+    lines: int
+    kept: bool  # the text is in the file (False: over the byte bound)
+    restores: int | None
+    size: int  # of the whole file
+
+    @property
+    def observed(self) -> bool:
+        """Recorded from what was on disk, not by a write of ours (so it cannot have failed to land)."""
+        return self.author.surface not in WRITERS
+
+    @property
+    def state(self) -> str | None:
+        """The local file's sha256 this version leaves (None: no local file)."""
+        return self.after if self.local_after else None
+
+    @property
+    def prior_state(self) -> str | None:
+        return self.before if self.local_before else None
+
+    def info(self, current: bool) -> VersionInfo:
+        return VersionInfo(
+            number=self.number,
+            time=self.time,
+            author=self.author,
+            before_sha256=self.before,
+            after_sha256=self.after,
+            added=self.added,
+            removed=self.removed,
+            lines=self.lines,
+            size=self.size,
+            kept=self.kept,
+            local=self.local_after,
+            restores=self.restores,
+            current=current,
+        )
+
+
+def line_delta(before: str | None, after: str | None) -> tuple[int, int]:
+    """Lines added and removed from ``before`` to ``after``, as a unified diff counts them.
+
+    The common head and tail are skipped first, so a one-hunk edit of a long doc costs
+    microseconds; only what lies between is matched line by line.
+    """
+    a = (before or "").splitlines()
+    b = (after or "").splitlines()
+    start, limit = 0, min(len(a), len(b))
+    while start < limit and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a, end_b = end_a - 1, end_b - 1
+    a, b = a[start:end_a], b[start:end_b]
+    if not a or not b:
+        return len(b), len(a)
+    same = sum(m.size for m in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+    return len(b) - same, len(a) - same
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _author_json(author: Author) -> dict[str, str]:
+    return {
+        k: v
+        for k, v in (
+            ("surface", author.surface),
+            ("name", author.name),
+            ("where", author.where),
+            ("version", author.version),
+        )
+        if v is not None
+    }
+
+
+class Entry(NamedTuple):
+    """One version file as the directory lists it."""
+
+    number: int
+    size: int
+    name: str
+    pending: bool  # written, but the doc's rename it belongs to is not known to have landed
+
+
+def _entry(name: str) -> Entry | None:
+    parts = name.split(".")
+    if len(parts) not in (2, 3) or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    if len(parts) == 3 and parts[2] != PENDING:
+        return None
+    return Entry(int(parts[0]), int(parts[1]), name, len(parts) == 3)
+
+
+class History:
+    """The versions of one local tier's docs. Every method runs under the store's lock."""
+
+    def __init__(self, local_root: str, limits: HistoryLimits) -> None:
+        self.root = os.path.join(local_root, HISTORY_DIR)
+        self.limits = limits
+        self._swept: set[str] = set()
+        self._pending: dict[str, Entry] = {}  # the version each doc's write in progress recorded
+
+    def folder(self, doc_id: str) -> str:
+        return os.path.join(self.root, *doc_id.split("/")) + FOLDER_SUFFIX
+
+    def exists(self, doc_id: str) -> bool:
+        return os.path.isdir(self.folder(doc_id))
+
+    # -- the files -------------------------------------------------------------------------------
+
+    def _entries(self, folder: str) -> list[Entry]:
+        """Each version file, oldest first. Temp files a killed writer left are swept (under the
+        lock no live writer has one open)."""
+        try:
+            names = os.listdir(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        found = []
+        sweep = folder not in self._swept
+        for name in names:
+            entry = _entry(name)
+            if entry is not None:
+                found.append(entry)
+            elif sweep and name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+        self._swept.add(folder)
+        found.sort()
+        return found
+
+    @staticmethod
+    def _parse(entry: Entry, data: bytes, whole: bool) -> tuple[Header, bytes | None] | None:
+        """The header (and, from a whole file, the text) of one version file; None if it does not
+        verify (cut short, zeroed, or not ours)."""
+        line, newline, rest = data.partition(b"\n")
+        if not newline:
+            return None
+        try:
+            raw = json.loads(line)
+            by = raw["by"]
+            header = Header(
+                number=int(raw["n"]),
+                time=float(raw["time"]),
+                author=Author(by["surface"], by.get("name"), by.get("version"), by.get("where")),
+                before=raw["before"],
+                after=raw["after"],
+                local_before=bool(raw["local_before"]),
+                local_after=bool(raw["local_after"]),
+                added=int(raw["added"]),
+                removed=int(raw["removed"]),
+                lines=int(raw["lines"]),
+                kept=bool(raw["kept"]),
+                restores=raw.get("restores"),
+                size=entry.size,
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        if header.number != entry.number:
+            return None
+        if not whole:
+            return header, None
+        if len(data) != entry.size:
+            return None
+        if header.kept and (header.after is None or hashlib.sha256(rest).hexdigest() != header.after):
+            return None
+        if not header.kept and rest:
+            return None
+        return header, (rest if header.kept else None)
+
+    def _load(self, folder: str, entry: Entry, whole: bool = True) -> tuple[Header, bytes | None] | None:
+        path = os.path.join(folder, entry.name)
+        try:
+            if whole:
+                data = read_regular(path)[0]
+            else:
+                with open(path, "rb") as file:
+                    data = file.read(_HEADER_PROBE)
+        except (OSError, DocsError):
+            return None
+        if not whole and b"\n" not in data:
+            return self._load(folder, entry, whole=True)
+        return self._parse(entry, data, whole)
+
+    @staticmethod
+    def _remove(folder: str, entry: Entry) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(folder, entry.name))
+
+    @staticmethod
+    def _commit(folder: str, entries: list[Entry], entry: Entry) -> Entry:
+        committed = Entry(entry.number, entry.size, f"{entry.number:08d}.{entry.size}", False)
+        os.replace(os.path.join(folder, entry.name), os.path.join(folder, committed.name))
+        entries[entries.index(entry)] = committed
+        return committed
+
+    # -- settling ----------------------------------------------------------------------------------
+
+    def settle(self, doc_id: str, local: DocFile | None) -> tuple[list[Entry], Header | None]:
+        """Bring the history in line with the doc's local file (``local``; None: there is none).
+
+        A pending newest version whose text the doc now has landed: it is committed. One whose
+        text the doc does not have never landed (killed between the two renames): it is removed.
+        A file that does not verify is removed. A committed newest version the doc no longer
+        matches was changed outside the store: that is recorded as an outside edit. Returns the
+        version files and the newest header.
+        """
+        folder = self.folder(doc_id)
+        entries = self._entries(folder)
+        state = local.sha256 if local is not None else None
+        while entries:
+            entry = entries[-1]
+            parsed = self._load(folder, entry)
+            if parsed is None or (entry.pending and parsed[0].state != state):
+                self._remove(folder, entry)  # cut short or zeroed, or a write that never landed
+                entries.pop()
+                continue
+            head, data = parsed
+            if entry.pending:
+                self._commit(folder, entries, entry)
+            if head.state == state:
+                return entries, head
+            previous = data.decode("utf-8", "replace") if data is not None else None
+            after = State.of(local) if local is not None else None
+            when = local.mtime if local is not None else time.time()
+            recorded = self._append(
+                folder, entries, head.number + 1, OUTSIDE, head, previous, after, None, when
+            )
+            return entries, recorded
+        return entries, None
+
+    # -- recording ---------------------------------------------------------------------------------
+
+    def record(
+        self,
+        doc_id: str,
+        local: DocFile | None,
+        replaced: DocFile | None,
+        after: State | None,
+        author: Author,
+        restores: int | None = None,
+    ) -> int:
+        """Record a write about to land, as a *pending* version: ``replaced`` (what the id read as:
+        the local file, or the shipped text a first copy shadows) becomes ``after``. Called under
+        the lock, before the doc's rename; ``commit`` follows the rename. Returns its number."""
+        folder = self.folder(doc_id)
+        entries, head = self.settle(doc_id, local)
+        before = State.of(replaced) if replaced is not None else None
+        if (
+            before is not None
+            and (head is None or head.after != before.sha256)
+            and (after is None or before.data != after.data)
+        ):
+            # Keep the text this write replaces where no version holds it yet: a local text from
+            # before history was kept, or the shipped text a copy shadows (a release may change it).
+            origin = EARLIER if before.local else SHIPPED
+            number = head.number + 1 if head is not None else 1
+            head = self._append(folder, entries, number, origin, head, None, before, None, replaced.mtime)
+        number = head.number + 1 if head is not None else 1
+        previous_text = before.text if before is not None else None
+        self._append(
+            folder, entries, number, author, head, previous_text, after, restores, time.time(), before, True
+        )
+        self._pending[doc_id] = entries[-1]
+        return number
+
+    def commit(self, doc_id: str, number: int) -> None:
+        """The doc's rename landed: version ``number`` is no longer pending. A kill before this
+        leaves it pending, and the next settling commits it all the same (the doc matches it)."""
+        folder = self.folder(doc_id)
+        recorded = self._pending.pop(doc_id, None)
+        entries = [recorded] if recorded is not None and recorded.number == number else self._entries(folder)
+        for entry in entries:
+            if entry.number == number and entry.pending:
+                self._commit(folder, entries, entry)
+
+    def forget(self, doc_id: str, number: int) -> None:
+        """Remove pending version ``number``: its doc write failed (a full disk, say). Best effort:
+        were it left, the next settling would remove it all the same."""
+        folder = self.folder(doc_id)
+        self._pending.pop(doc_id, None)
+        for entry in self._entries(folder):
+            if entry.number == number and entry.pending:
+                self._remove(folder, entry)
+
+    def _append(
+        self,
+        folder: str,
+        entries: list[Entry],
+        number: int,
+        author: Author,
+        head: Header | None,
+        previous_text: str | None,
+        after: State | None,
+        restores: int | None,
+        when: float,
+        prior: State | None = None,
+        pending: bool = False,
+    ) -> Header:
+        """Write version ``number`` (dropping the oldest first, as the bounds require)."""
+        if prior is None and head is not None:
+            before_sha, local_before = head.after, head.local_after
+        else:
+            before_sha = prior.sha256 if prior is not None else None
+            local_before = prior.local if prior is not None else False
+        added, removed = line_delta(previous_text, after.text if after is not None else None)
+        header = {
+            "format": FORMAT,
+            "n": number,
+            "time": round(when, 3),
+            "by": _author_json(author),
+            "before": before_sha,
+            "after": after.sha256 if after is not None else None,
+            "local_before": local_before,
+            "local_after": after.local if after is not None else False,
+            "added": added,
+            "removed": removed,
+            "lines": _line_count(after.text) if after is not None else 0,
+            "kept": after is not None,
+            "restores": restores,
+        }
+        text = after.data if after is not None else b""
+        encoded = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        if len(encoded) + len(text) > self.limits.max_bytes:
+            header["kept"] = False
+            encoded = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            text = b""
+        data = encoded + text
+        entry = Entry(
+            number, len(data), f"{number:08d}.{len(data)}" + (f".{PENDING}" if pending else ""), pending
+        )
+        self._make_room(folder, entries, entry.size)
+        os.makedirs(folder, exist_ok=True)
+        temp = os.path.join(folder, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            os.replace(temp, os.path.join(folder, entry.name))
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+            raise
+        entries.append(entry)
+        parsed = self._parse(entry, data, whole=True)
+        assert parsed is not None
+        return parsed[0]
+
+    def _make_room(self, folder: str, entries: list[Entry], incoming: int) -> None:
+        """Drop the oldest versions until one more of ``incoming`` bytes fits both bounds."""
+        total = sum(entry.size for entry in entries)
+        while entries and (
+            len(entries) + 1 > self.limits.max_versions or total + incoming > self.limits.max_bytes
+        ):
+            oldest = entries.pop(0)
+            self._remove(folder, oldest)
+            total -= oldest.size
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def headers(self, doc_id: str, local: DocFile | None) -> list[Header]:
+        """Every kept version's header, oldest first, after settling."""
+        folder = self.folder(doc_id)
+        entries, _ = self.settle(doc_id, local)
+        found = []
+        for entry in entries:
+            parsed = self._load(folder, entry, whole=False)
+            if parsed is not None:
+                found.append(parsed[0])
+        return found
+
+    def version(self, doc_id: str, number: int, local: DocFile | None) -> tuple[Header, bytes | None]:
+        """One version and its text (None when it was over the byte bound)."""
+        folder = self.folder(doc_id)
+        entries, _ = self.settle(doc_id, local)
+        for entry in entries:
+            if entry.number == number:
+                parsed = self._load(folder, entry)
+                if parsed is not None:
+                    return parsed
+        kept = [entry.number for entry in entries]
+        if not kept:
+            raise no_versions(doc_id, enabled=True)
+        if number > kept[-1]:
+            why = f"the newest is v{kept[-1]}"
+        else:
+            why = f"older ones are dropped first, past the bounds; the oldest kept is v{kept[0]}"
+        raise DocNotFound(f"{doc_id!r} has no version {number}: {why}. {read_history(doc_id)} lists them.")
+
+
+def no_versions(doc_id: str, enabled: bool) -> DocNotFound:
+    if not enabled:
+        return DocNotFound(
+            "No history is kept here: DocStore.history_max_versions is 0. Set it to keep versions "
+            "(100 by default)."
+        )
+    return DocNotFound(
+        f"{doc_id!r} has no versions kept: it has not been written through the store since history "
+        f"began. {read_history(doc_id)} lists versions once it has."
+    )
+
+
+def check_version_number(value: object) -> int:
+    """A version number as a surface may pass it: 12, "12" or "v12"."""
+    text = str(value).strip()
+    text = text[1:] if text[:1] in ("v", "V") else text
+    if isinstance(value, bool) or not text.isdigit() or int(text) < 1:
+        raise InvalidArguments(f"A version is a number such as 12 (shown as v12), not {value!r}.")
+    return int(text)
