@@ -144,8 +144,11 @@ def test_json_output_is_the_value_itself(tiers):
 def test_config_reports_the_directories_and_where_each_came_from(tiers):
     done = _run("config", *_tier_args(tiers))
     assert done.returncode == 0, done.stderr
-    assert f"docs_local_dir   {tiers.local}    (the command line)" in done.stdout
-    assert "shipped_version  0.1.0    (default)" in done.stdout
+    settings = {line.split()[0]: line.split(None, 1)[1] for line in done.stdout.splitlines()[1:-1]}
+    assert settings["docs_local_dir"] == f"{tiers.local}    (the command line)"
+    assert settings["shipped_version"] == "0.1.0    (default)"
+    assert settings["history_max_versions"] == "100    (default)"
+    assert settings["history_max_bytes"] == "2097152    (default)"
     assert "biopb_kernel_docs_config.json" in done.stdout
 
 

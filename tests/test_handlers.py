@@ -113,7 +113,9 @@ async def test_a_stale_write_is_a_409_with_the_stores_message_and_changes_nothin
         (("docs", "mine"), "PUT", {}, 400, "InvalidArguments", "Nothing to write"),
         (("docs", "nope"), "GET", None, 404, "DocNotFound", "No doc 'nope'"),
         (("docs", "../escape"), "GET", None, 400, "InvalidDocId", "Invalid doc id"),
-        (("docs", "x@history"), "GET", None, 400, "InvalidDocId", "Unknown view"),
+        (("docs", "x@hist"), "GET", None, 400, "InvalidDocId", "Unknown view"),
+        (("docs", "x@history"), "GET", None, 404, "DocNotFound", "No doc 'x'"),
+        (("docs", "data@v1"), "GET", None, 404, "DocNotFound", "has no versions kept"),
         (
             ("docs", "long"),
             "PUT",

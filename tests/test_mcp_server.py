@@ -78,7 +78,7 @@ async def test_handshake_era_instructions_carry_the_header_and_the_rendered_inde
         assert "- segment-nuclei: find the nuclei" in init.instructions  # the new-docs tail
         assert init.capabilities.resources.subscribe
         tools = (await session.list_tools()).tools
-        assert sorted(tool.name for tool in tools) == ["read_doc", "write_doc"]
+        assert sorted(tool.name for tool in tools) == ["read_doc", "restore_doc", "write_doc"]
 
 
 async def test_modern_era_client_gets_the_same_instructions_and_tools(home, tiers):

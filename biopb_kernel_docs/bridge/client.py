@@ -34,6 +34,7 @@ from jupyter_client import AsyncKernelClient, AsyncKernelManager
 from jupyter_core.paths import jupyter_runtime_dir
 
 from ..core.errors import BridgeMismatch, DocsError, KernelDied, KernelRestarted, KernelUnavailable
+from ..surfaces.operations import OPERATIONS
 from . import messages, wire
 from .channel import Channel
 
@@ -254,14 +255,23 @@ class KernelDocsClient:
 
     # -- calls --------------------------------------------------------------------------------
 
-    async def call(self, operation: str, *, as_session: str | None = None, **arguments: Any) -> Any:
+    async def call(
+        self,
+        operation: str,
+        *,
+        as_session: str | None = None,
+        client: dict[str, str] | None = None,
+        **arguments: Any,
+    ) -> Any:
         """Run one operation in the kernel and return its value; refusals raise DocsError.
 
         ``as_session`` runs it as another caller than this client's own (§8 risk 3: the bridge's
-        own bookkeeping must not count as the agent having read something). A read interrupted by
-        a kernel that died or restarted is retried once; a write is not (it may have landed).
+        own bookkeeping must not count as the agent having read something); ``client`` is the MCP
+        client's declared name and version, the author the history records for a write. A read
+        interrupted by a kernel that died or restarted is retried once; a write is not (it may
+        have landed).
         """
-        frame = wire.request_frame(as_session or self.session_id, operation, arguments)
+        frame = wire.request_frame(as_session or self.session_id, operation, arguments, client)
         async with self._call_lock:
             await self._ensure_started()
             if not self.attached and not await self._alive():
@@ -270,7 +280,8 @@ class KernelDocsClient:
                 try:
                     return wire.parse_answer(await self._answer(frame, operation))
                 except (KernelDied, KernelRestarted) as err:
-                    writes = operation in ("write_doc", "file_doc", "ignore_doc")
+                    known = OPERATIONS.get(operation)
+                    writes = known is None or known.writes
                     if attempt == 2 or writes or (self.attached and isinstance(err, KernelDied)):
                         raise
                     if isinstance(err, KernelRestarted):

@@ -12,6 +12,7 @@ own words.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from typing import Any
@@ -21,6 +22,7 @@ from IPython.display import display
 
 from ..core.errors import DocsError
 from ..core.phrases import Surface
+from ..core.values import Author
 from ..text import render
 from ..text.notebook import markdown
 from . import operations
@@ -81,12 +83,30 @@ def _takes_cell(op: Operation) -> bool:
     return any(p.kind == "text" for p in op.parameters)
 
 
+def _options(op: Operation) -> list:
+    """Optional parameters given as ``--name VALUE`` (texts come from the cell, shas by --if-match)."""
+    return [p for p in op.parameters if not p.required and p.kind not in ("text", "sha")]
+
+
 def _usage(op: Operation) -> str:
     positional = " ".join(p.name.upper() for p in op.parameters if p.required and p.kind != "text")
+    options = "".join(f" [--{p.name} {p.name.upper()}]" for p in _options(op))
     sha = " [--if-match SHA]" if any(p.kind == "sha" for p in op.parameters) else ""
     if _takes_cell(op):
         return f"%%{op.magic} {positional} [--replace]{sha}"
-    return f"%{op.magic} {positional}{sha}".rstrip()
+    return f"%{op.magic} {positional}{options}{sha}".rstrip()
+
+
+def magic_author() -> Author:
+    """The author of the magics' writes: ``magic``, in this kernel (its id, from the connection file)."""
+    try:
+        from ipykernel.connect import get_connection_file
+
+        name = os.path.basename(get_connection_file())
+    except (ImportError, RuntimeError):
+        return Author("magic")  # a plain IPython shell: no kernel to name
+    kernel_id = name.removeprefix("kernel-").removesuffix(".json")
+    return Author("magic", where=kernel_id or None)
 
 
 class DocsMagics:
@@ -95,11 +115,12 @@ class DocsMagics:
     def __init__(self, shell, doc_store: DocStore) -> None:
         self.shell = shell
         self.doc_store = doc_store
+        self.author = magic_author()
 
     def run(self, op: Operation, line: str, cell: str | None = None) -> Any:
         arguments = self._arguments(op, line, cell)
         try:
-            return operations.run(self.doc_store.docs_for(USER_CALLER), op.name, arguments)
+            return operations.run(self.doc_store.docs_for(USER_CALLER, self.author), op.name, arguments)
         except DocsError as err:
             raise UsageError(err.text_for(Surface.NOTEBOOK)) from err
 
@@ -111,14 +132,15 @@ class DocsMagics:
         replace = "--replace" in words
         words = [w for w in words if w != "--replace"]
         arguments: dict[str, Any] = {}
-        if "--if-match" in words:
-            at = words.index("--if-match")
-            if at + 1 >= len(words):
-                raise UsageError(
-                    f"--if-match needs the sha256 of the text the write is based on. Usage: {_usage(op)}"
-                )
-            arguments["if_match"] = words[at + 1]
-            del words[at : at + 2]
+        named = [("--if-match", "if_match", "the sha256 of the text the write is based on")]
+        named += [(f"--{p.name}", p.name, p.help) for p in _options(op)]
+        for flag, name, what in named:
+            if flag in words:
+                at = words.index(flag)
+                if at + 1 >= len(words):
+                    raise UsageError(f"{flag} needs a value: {what} Usage: {_usage(op)}")
+                arguments[name] = words[at + 1]
+                del words[at : at + 2]
         positional = [p for p in op.parameters if p.required and p.kind != "text"]
         if (
             len(words) != len(positional)

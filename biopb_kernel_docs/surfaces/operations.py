@@ -27,11 +27,23 @@ from ..core.errors import (
 )
 from ..core.ops import Docs
 from ..core.review import ReviewedDocs
-from ..core.values import ConfigView, DiffView, DocView, HandshakeView, IndexView, ReviewView, WriteResult
+from ..core.values import (
+    ConfigView,
+    DiffView,
+    DocView,
+    HandshakeView,
+    HistoryView,
+    IndexView,
+    ReviewView,
+    VersionDiffView,
+    VersionView,
+    WriteResult,
+)
 
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
-# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "string": anything else.
-Kind = Literal["id", "text", "sha", "number", "string"]
+# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "version": a version
+# number as the history shows it (12 or v12); "string": anything else.
+Kind = Literal["id", "text", "sha", "number", "version", "string"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +66,7 @@ class Operation:
     mcp_description: str | None = None  # offered as an MCP tool, with this description
     magic: str | None = None  # offered as this IPython magic
     cli_verb: str | None = None  # offered as this command-line verb
+    user_only: bool = False  # the user's own action: never run for an agent (the kernel wire refuses it)
 
     def parameter(self, name: str) -> Parameter:
         return next(p for p in self.parameters if p.name == name)
@@ -69,6 +82,8 @@ hides a shipped doc).
 local copies a release may have left behind.
 - read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
 edits with the release's).
+- read_doc("<id>@history") lists the doc's kept versions (who wrote each, when, lines changed); \
+read_doc("<id>@v12") reads one; restore_doc puts one back. The index has a history too.
 - Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
 when the step you are on depends on it.
 """
@@ -99,7 +114,19 @@ the ignored: line.
 - Limits: 300 lines per doc, 200 index entries.
 """
 
+RESTORE_DOC_DESCRIPTION = """\
+Put an earlier version of a doc of the biopb knowledge store back: its text is written again as \
+a new version (nothing is rewound or lost), and the result is the diff, like write_doc's.
+
+- read_doc("<id>@history") lists the versions kept (who wrote each, when, lines changed); \
+read_doc("<id>@v12") shows one before you restore it.
+- restore_doc(id="flatfield", version=12) writes v12's text back; the index too: \
+restore_doc(id="index", version=3).
+- Refused when the doc changed since you last read it: read it again first.
+"""
+
 _ID = Parameter("id", "id", True, 'A doc id such as "kernel" or "my-lab/nuclei"; "index" is the index.')
+_VERSION = Parameter("version", "version", True, "A version number from the doc's history, such as 12 (v12).")
 _IF_MATCH = Parameter(
     "if_match", "sha", False, "The sha256 of the text this write is based on; refused if it changed since."
 )
@@ -142,9 +169,9 @@ OPERATIONS: dict[str, Operation] = {
         Operation(
             name="read_doc",
             summary="Read one doc under its header; 'index' is the rendered index, 'ID@diff' diffs a "
-            "local copy against its shipped text.",
+            "local copy against its shipped text, 'ID@history' lists its versions, 'ID@v12' reads one.",
             parameters=(_ID,),
-            returns=(DocView, IndexView, DiffView),
+            returns=(DocView, IndexView, DiffView, HistoryView, VersionView),
             errors=_READ_ERRORS,
             run=lambda docs, a: docs.read_doc(a["id"]),
             mcp_description=READ_DOC_DESCRIPTION,
@@ -171,6 +198,60 @@ OPERATIONS: dict[str, Operation] = {
             mcp_description=WRITE_DOC_DESCRIPTION,
             magic="write_doc",
             cli_verb="write",
+        ),
+        Operation(
+            name="restore_doc",
+            summary="Write an earlier version of a doc back (a new version); ID@history lists them.",
+            parameters=(_ID, _VERSION, _IF_MATCH),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.restore_doc(a["id"], a["version"], if_match=a.get("if_match")),
+            writes=True,
+            mcp_description=RESTORE_DOC_DESCRIPTION,
+            magic="restore_doc",
+            cli_verb="restore",
+        ),
+        Operation(
+            name="diff_versions",
+            summary="Diff two versions of a doc from its history, or one version against the current text.",
+            parameters=(
+                _ID,
+                Parameter("older", "version", True, "The earlier version, such as 10."),
+                Parameter("newer", "version", False, "The later version; none: the current text."),
+            ),
+            returns=(VersionDiffView,),
+            errors=_READ_ERRORS,
+            run=lambda docs, a: docs.diff_versions(a["id"], a["older"], a.get("newer")),
+            magic="diff_versions",
+            cli_verb="diff",
+        ),
+        Operation(
+            name="retire_doc",
+            summary="Retire a doc: remove its line from the index (the file stays, readable by id); a "
+            "shipped doc also goes on the ignored: line.",
+            parameters=(
+                _ID,
+                Parameter("if_match", "sha", False, "The sha256 of the index this is based on."),
+            ),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.retire_doc(a["id"], if_match=a.get("if_match")),
+            writes=True,
+            magic="retire_doc",
+            cli_verb="retire",
+        ),
+        Operation(
+            name="drop_local_copy",
+            summary="Remove a local copy whose text equals the shipped text, so the shipped doc (and its "
+            "later releases) is read again; recorded in the history.",
+            parameters=(_ID, _IF_MATCH),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.drop_local_copy(a["id"], if_match=a.get("if_match")),
+            writes=True,
+            magic="drop_local_copy",
+            cli_verb="drop",
+            user_only=True,
         ),
         Operation(
             name="index",
@@ -295,7 +376,16 @@ def run(docs: Docs, name: object, arguments: object) -> Any:
             raise InvalidArguments(f"{op.name} needs {parameter.name!r}: {parameter.help}")
         if value is None:
             continue
-        if parameter.kind == "number":
+        if parameter.kind == "version":
+            text = str(value)
+            if isinstance(value, bool) or not (
+                isinstance(value, int) or (isinstance(value, str) and text.lstrip("vV").isdigit())
+            ):
+                raise InvalidArguments(
+                    f"{op.name}'s {parameter.name!r} must be a version number such as 12 (v12), "
+                    f"not {value!r}."
+                )
+        elif parameter.kind == "number":
             if isinstance(value, bool) or not (
                 isinstance(value, int) or (isinstance(value, str) and value.isdigit())
             ):
