@@ -166,7 +166,19 @@ def test_version_and_every_verbs_help_with_an_example():
     version = _run("--version")
     assert version.returncode == 0
     assert version.stdout.strip() == "biopb-kernel-docs 0.1.0"
-    for verb in ("read", "write", "index", "file", "ignore", "config", "mcp"):
+    for verb in (
+        "read",
+        "write",
+        "index",
+        "file",
+        "ignore",
+        "config",
+        "mcp",
+        "restore",
+        "diff",
+        "retire",
+        "drop",
+    ):
         done = _run(verb, "--help")
         assert done.returncode == 0, verb
         assert f"examples:\n  biopb-kernel-docs {verb}" in done.stdout, verb
@@ -185,3 +197,38 @@ def test_a_lone_surrogate_or_undecodable_stdin_is_a_clear_refusal_not_a_tracebac
     assert undecodable.returncode == 2
     assert b"stdin is not valid UTF-8 (byte 0xe9 at offset 5)" in undecodable.stderr
     assert not (tiers.local / "mine.md").exists()
+
+
+def test_history_restore_diff_retire_and_drop_from_the_command_line(tiers, tmp_path):
+    for word in ("one", "two"):
+        assert (
+            _run(
+                "write", "notes", "--body-file", "-", *_tier_args(tiers), stdin=f"# Notes\n\n{word}\n"
+            ).returncode
+            == 0
+        )
+    history = _run("read", "notes@history", *_tier_args(tiers))
+    assert history.returncode == 0, history.stderr
+    assert " · cli · +1 \u22121 lines · current" in history.stdout
+    assert "biopb-kernel-docs restore notes 1 writes its text back" in history.stdout
+    assert _run("read", "notes@v1", *_tier_args(tiers)).stdout.endswith("\n\n# Notes\n\none\n")
+    diff = _run("diff", "notes", "1", *_tier_args(tiers))
+    assert "-one\n+two" in diff.stdout
+    restored = _run("restore", "notes", "v1", *_tier_args(tiers))
+    assert restored.returncode == 0, restored.stderr
+    assert restored.stdout.startswith("Restored 'notes' to the text of v1")
+    assert tiers.local_text("notes") == "# Notes\n\none\n"
+    assert _run("retire", "notes", *_tier_args(tiers)).returncode == 0
+    assert "- notes:" not in tiers.local_text("index")
+    (tmp_path / "old.txt").write_text("Step one.")
+    (tmp_path / "new.txt").write_text("Step 1.")
+    edit = ["--old-file", str(tmp_path / "old.txt"), "--new-file", str(tmp_path / "new.txt")]
+    assert _run("write", "flatfield", *edit, *_tier_args(tiers)).returncode == 0
+    refused = _run("drop", "flatfield", *_tier_args(tiers))
+    assert refused.returncode == 1
+    assert "differs from the shipped text" in refused.stderr
+    assert "biopb-kernel-docs read flatfield@diff shows them" in refused.stderr
+    assert _run("restore", "flatfield", "1", *_tier_args(tiers)).returncode == 0  # v1: the shipped text
+    dropped = _run("drop", "flatfield", *_tier_args(tiers))
+    assert dropped.returncode == 0, dropped.stderr
+    assert not (tiers.local / "flatfield.md").exists()

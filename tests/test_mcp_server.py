@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -156,6 +157,54 @@ async def test_refusals_are_tool_errors_whose_text_is_the_stores_message(home, t
     assert (
         text_of(result) == "No doc 'flatfeld'. Did you mean 'flatfield'? read_doc(\"index\") lists them all."
     )
+
+
+async def test_the_history_names_the_mcp_client_and_restore_is_one_tool_call(home, tiers):
+    client_info = types.Implementation(name="claude-code", version="2.1.0")
+    params = own_kernel(home, tiers)
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, client_info=client_info) as session,
+    ):
+        await session.initialize()
+        long = "# Notes\n\n" + "a step of the procedure\n" * 30
+        await session.call_tool("write_doc", {"id": "notes", "body": long})
+        shrunk = text_of(await session.call_tool("write_doc", {"id": "notes", "body": "# Notes\n\nshort\n"}))
+        assert 'restore_doc("notes", 1) brings the old text back' in shrunk
+        history = text_of(await session.call_tool("read_doc", {"id": "notes@history"}))
+        assert history.startswith("[notes@history · 2 versions kept, newest first · at most 100 versions")
+        assert "v2 · " in history
+        assert " · claude-code 2.1.0 via MCP · +1 \u221230 lines · current" in history
+        one = text_of(await session.call_tool("read_doc", {"id": "notes@v1"}))
+        assert one.startswith("[notes@v1 · ")
+        assert "by claude-code 2.1.0 via MCP" in one.split("\n")[0]
+        restored = await session.call_tool("restore_doc", {"id": "notes", "version": 1})
+        assert not restored.is_error, text_of(restored)
+        assert text_of(restored).startswith("Restored 'notes' to the text of v1")
+    assert tiers.local_text("notes") == long
+
+
+async def test_a_modern_era_client_is_named_in_the_history_too(home, tiers):
+    client_info = types.Implementation(name="other-agent", version="9")
+    async with Client(own_kernel(home, tiers), client_info=client_info) as client:
+        await client.call_tool("write_doc", {"id": "notes", "body": "# Notes\n"})
+        restored = await client.call_tool("restore_doc", {"id": "notes", "version": "v1"})
+        assert text_of(restored).startswith("No change")
+        history = text_of(await client.call_tool("read_doc", {"id": "notes@history"}))
+    assert " · other-agent 9 via MCP · +1 \u22120 lines · current" in history
+
+
+def test_the_agent_cannot_drop_a_local_copy_through_the_kernel_wire(tiers):
+    from biopb_kernel_docs.bridge import wire
+    from biopb_kernel_docs.bridge.kernel_side import dispatch
+    from biopb_kernel_docs.surfaces.config import DocStore
+
+    doc_store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    tiers.put_local("flatfield", (tiers.shipped / "flatfield.md").read_text())
+    answer = json.loads(dispatch(doc_store, wire.request_frame("s", "drop_local_copy", {"id": "flatfield"})))
+    assert answer["error"]["kind"] == "InvalidArguments"
+    assert "the user's own action" in answer["error"]["template"]
+    assert (tiers.local / "flatfield.md").is_file()
 
 
 # -- the index resource and its notifications ---------------------------------------------------------

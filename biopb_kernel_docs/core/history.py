@@ -497,6 +497,12 @@ class History:
                 found.append(parsed[0])
         return found
 
+    def texts(self, doc_id: str, local: DocFile | None) -> list[tuple[Header, bytes | None]]:
+        """Every kept version with its text (None where not kept), oldest first, after settling."""
+        folder = self.folder(doc_id)
+        entries, _ = self.settle(doc_id, local)
+        return [parsed for parsed in (self._load(folder, entry) for entry in entries) if parsed is not None]
+
     def version(self, doc_id: str, number: int, local: DocFile | None) -> tuple[Header, bytes | None]:
         """One version and its text (None when it was over the byte bound)."""
         folder = self.folder(doc_id)

@@ -398,6 +398,13 @@ class Store:
         with self.lock():
             return self.history.headers(doc_id, self.read(Tier.LOCAL, doc_id))
 
+    def version_texts(self, doc_id: str) -> list[tuple[Header, bytes | None]]:
+        """Every kept version of ``doc_id`` with its bytes, oldest first (settled first)."""
+        if self.history is None or not self.history.exists(doc_id):
+            return []
+        with self.lock():
+            return self.history.texts(doc_id, self.read(Tier.LOCAL, doc_id))
+
     def version(self, doc_id: str, number: int) -> tuple[Header, bytes | None]:
         """One kept version of ``doc_id`` and its bytes (None when not kept)."""
         if self.history is None or not self.history.exists(doc_id):

@@ -32,8 +32,17 @@ EXAMPLES = {
     "read": [
         "biopb-kernel-docs read flatfield",
         "biopb-kernel-docs read flatfield@diff",
+        "biopb-kernel-docs read flatfield@history",
+        "biopb-kernel-docs read flatfield@v12",
         "biopb-kernel-docs read index --sha",
     ],
+    "restore": [
+        "biopb-kernel-docs restore flatfield 12",
+        "biopb-kernel-docs restore index v3 --if-match SHA",
+    ],
+    "diff": ["biopb-kernel-docs diff flatfield 10", "biopb-kernel-docs diff flatfield 10 --newer 12"],
+    "retire": ["biopb-kernel-docs retire my-lab/old-protocol"],
+    "drop": ["biopb-kernel-docs drop flatfield"],
     "write": [
         "biopb-kernel-docs write my-lab/nuclei --body-file protocol.md",
         "biopb-kernel-docs write flatfield --old-file old.txt --new-file new.txt",
