@@ -10,6 +10,7 @@ import time
 import pytest
 
 from biopb_kernel_docs.core import store as store_module
+from biopb_kernel_docs.core.blame import line_delta
 from biopb_kernel_docs.core.errors import (
     DocNotFound,
     EditRefused,
@@ -18,7 +19,7 @@ from biopb_kernel_docs.core.errors import (
     StaleWrite,
     StoreUnavailable,
 )
-from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, HistoryLimits, line_delta
+from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
@@ -190,7 +191,7 @@ def test_a_cut_short_version_file_is_treated_as_absent(tiers):
     docs.write_doc("notes", body="# Notes\n\ntwo\n")
     newest = tiers.local / ".history" / "notes@" / _files(tiers, "notes")[-1]
     newest.write_bytes(newest.read_bytes()[:-3])  # a power loss cut it short
-    versions = docs.read_doc("notes@history").versions
+    versions = _docs(tiers).read_doc("notes@history").versions  # the next process to look
     assert [(v.number, v.author.surface) for v in versions] == [(2, "outside"), (1, "mcp")]
 
 
@@ -343,7 +344,7 @@ def test_two_versions_or_a_version_and_the_current_text_can_be_diffed(tiers):
     assert "v2 against the current text" in text(current)
 
 
-def test_line_delta_counts_like_a_unified_diff():
+def test_line_delta_counts_lines_added_and_removed():
     assert line_delta(None, "a\nb\n") == (2, 0)
     assert line_delta("a\nb\nc\n", "a\nB\nc\n") == (1, 1)
     assert line_delta("a\nb\nc\nd\n", "x\nb\nc\ny\n") == (2, 2)  # two hunks, the middle kept

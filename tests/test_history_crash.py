@@ -51,7 +51,7 @@ def _check_history(tiers: Tiers, doc_id: str, limits: HistoryLimits, outside_edi
     """The checks every kill must pass; returns the settled versions, oldest first."""
     folder = tiers.local / ".history" / f"{doc_id}@"
     names = os.listdir(folder) if folder.is_dir() else []
-    versions_on_disk = [n for n in names if re.fullmatch(r"\d{8}\.\d+(\.pending)?", n)]
+    versions_on_disk = [n for n in names if re.fullmatch(r"\d{8}(\.pending)?", n)]
     temps = [n for n in names if n.startswith(".tmp-")]
     assert len(versions_on_disk) + len(temps) == len(names), f"unexpected files: {names}"
     assert len(temps) <= 1

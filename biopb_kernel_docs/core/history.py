@@ -6,34 +6,35 @@ digit or '_'), not in the manifest and not in the watchers' fingerprint. Each do
 ``.history/<id>@/``: '@' is outside the id charset, so the folder of ``a`` never meets the
 folder of an id ``a/b`` (``.history/a/b@/``).
 
-Format. One file per version, named ``<number>.<bytes>`` (the number zero-padded to 8 digits,
-then the file's size, so the bounds are kept from one directory listing, without a stat per
-version), with ``.pending`` appended until the write it records has landed. Its first line is a
-JSON header: the number, the time, who wrote it, the sha256 of the doc before and after, the
-lines added and removed, whether a local file holds the text; the rest is the doc's bytes after
-the version, exactly as the file held them. The header's ``after`` is the sha256 of those bytes,
-so each file carries its own checksum: a file cut short or filled with zeros (a power loss)
-does not verify and is treated as absent.
+Format. One file per version, named by its number zero-padded to 8 digits, with ``.pending``
+appended until the write it records has landed. Its first line is a JSON header: the number, the
+time, who wrote it, the sha256 of the doc before and after, the lines added and removed, whether
+a local file holds the text; the rest is the doc's bytes after the version, exactly as the file
+held them. The header's ``after`` is the sha256 of those bytes, so each file carries its own
+checksum: a file cut short or filled with zeros (a kill, a power loss) does not verify and is
+treated as absent.
 
-Why one file per version rather than an append-only log: a version lands by one rename, whole
-or not at all, with no torn tail to find and cut; dropping the oldest is one unlink, never a
-rewrite of a log that is 2 MiB at its bound; and a reader needs no offsets. The price is a
-directory of up to 100 small files per doc, read only when the history is shown.
+Why one file per version rather than an append-only log: a version is one file, whole or
+removed, with no torn tail to find and cut inside a log; dropping the oldest is one unlink, never
+a rewrite of a log that is 2 MiB at its bound; and a reader needs no offsets. The price is a
+directory of up to 100 small files per doc, listed (with a stat each, for the byte bound) once
+per process: while the doc stays in the newest version's state and no later version appears
+(two failed stats), a process reuses what it listed, so a run of writes costs no listing.
 
 Order and crash safety. A write runs under the store's lock, in this order:
 
 1. *settle* the doc's history against its file on disk (below);
 2. drop the oldest versions the bounds require;
-3. write the new version, ``.pending``: temp file, rename;
+3. write the new version as ``<number>.pending`` (in place: cut short, it does not verify);
 4. write the doc: temp file, fsync, rename, fsync of its directory;
 5. *commit* the version: rename it without ``.pending``.
 
-A SIGKILL can land anywhere. Before 3's rename, nothing happened (a temp file is swept later).
-Between 3 and 4's rename, the pending version is ahead of the doc: settling finds a pending
-version the doc does not match, a write that never landed, and removes it. Between 4 and 5,
-settling finds a pending version the doc matches, and commits it. After 5, both happened. Only
-a pending version is ever removed this way, so a committed one is never mistaken for a write
-that failed (a doc created, then deleted by hand, keeps its version). Every look at a history
+A SIGKILL can land anywhere. Before 4's rename, the pending version (whole or cut short) is
+ahead of the doc: settling finds a pending version the doc does not match, a write that never
+landed, and removes it. Between 4 and 5, settling finds a pending version the doc matches, and
+commits it. After 5, both happened. Only a pending version is ever removed this way, so a
+committed one is never mistaken for a write that failed (a doc created, then deleted by hand,
+keeps its version). Every look at a history
 settles it first, under the lock, so no reader sees a version that does not match the doc.
 
 Settling also records what happened outside the store: a committed newest version the doc no
@@ -42,7 +43,7 @@ is recorded as an ``outside edit``, timed by the file's modification time. The s
 before every write and whenever a history is read.
 
 The version file is not fsynced (the doc still is): a SIGKILL cannot lose it, since the page
-cache outlives the process, and fsyncing it would double the cost of a write. After a power
+cache outlives the process, and fsyncing it would about double the cost of a write (measured). After a power
 loss the newest version may be missing or fail its checksum; settling then records the doc as
 an outside edit: attribution can be lost, consistency cannot.
 
@@ -55,7 +56,6 @@ alone exceeds the byte bound keeps its header (who, when, the sha256s) without t
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import json
 import os
@@ -64,6 +64,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from .blame import line_delta
 from .errors import DocNotFound, DocsError, InvalidArguments
 from .files import TEMP_PREFIX, TEMP_SUFFIX, read_regular
 from .phrases import read_history
@@ -77,8 +78,11 @@ FOLDER_SUFFIX = "@"
 DEFAULT_MAX_VERSIONS = 100
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 FORMAT = 1
-PENDING = "pending"  # the suffix of a version whose doc rename is not known to have landed
-_HEADER_PROBE = 4096  # a header is well under this; the listing reads no further
+PENDING_SUFFIX = ".pending"  # a version whose doc rename is not known to have landed
+_HEADER_PROBE = 4096
+_NEW_FILE = (
+    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+)  # a header is well under this; the listing reads no further
 
 # Who wrote a version. The first group are writes through the store; the others are what the
 # store saw on disk (they cannot "not land": they record a state that was already there).
@@ -160,27 +164,6 @@ class Header:
         )
 
 
-def line_delta(before: str | None, after: str | None) -> tuple[int, int]:
-    """Lines added and removed from ``before`` to ``after``, as a unified diff counts them.
-
-    The common head and tail are skipped first, so a one-hunk edit of a long doc costs
-    microseconds; only what lies between is matched line by line.
-    """
-    a = (before or "").splitlines()
-    b = (after or "").splitlines()
-    start, limit = 0, min(len(a), len(b))
-    while start < limit and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a, end_b = end_a - 1, end_b - 1
-    a, b = a[start:end_a], b[start:end_b]
-    if not a or not b:
-        return len(b), len(a)
-    same = sum(m.size for m in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
-    return len(b) - same, len(a) - same
-
-
 def _line_count(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
@@ -203,17 +186,26 @@ class Entry(NamedTuple):
 
     number: int
     size: int
-    name: str
     pending: bool  # written, but the doc's rename it belongs to is not known to have landed
 
+    @property
+    def name(self) -> str:
+        return f"{self.number:08d}" + (PENDING_SUFFIX if self.pending else "")
 
-def _entry(name: str) -> Entry | None:
-    parts = name.split(".")
-    if len(parts) not in (2, 3) or not parts[0].isdigit() or not parts[1].isdigit():
-        return None
-    if len(parts) == 3 and parts[2] != PENDING:
-        return None
-    return Entry(int(parts[0]), int(parts[1]), name, len(parts) == 3)
+
+def _number_of(name: str) -> tuple[int, bool] | None:
+    """The version number a file name carries, and whether it is pending; None for any other file."""
+    stem = name[: -len(PENDING_SUFFIX)] if name.endswith(PENDING_SUFFIX) else name
+    return (int(stem), stem != name) if len(stem) >= 8 and stem.isdigit() else None
+
+
+@dataclass
+class _Known:
+    """What this process last saw of a doc's history: still true while the doc is in the newest
+    version's state and no version after it exists (only a write, under the lock, adds one)."""
+
+    entries: list[Entry]
+    head: Header | None
 
 
 class History:
@@ -224,6 +216,7 @@ class History:
         self.limits = limits
         self._swept: set[str] = set()
         self._pending: dict[str, Entry] = {}  # the version each doc's write in progress recorded
+        self._known: dict[str, _Known] = {}
 
     def folder(self, doc_id: str) -> str:
         return os.path.join(self.root, *doc_id.split("/")) + FOLDER_SUFFIX
@@ -243,9 +236,13 @@ class History:
         found = []
         sweep = folder not in self._swept
         for name in names:
-            entry = _entry(name)
-            if entry is not None:
-                found.append(entry)
+            numbered = _number_of(name)
+            if numbered is not None:
+                try:
+                    size = os.stat(os.path.join(folder, name)).st_size
+                except FileNotFoundError:
+                    continue
+                found.append(Entry(numbered[0], size, numbered[1]))
             elif sweep and name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(folder, name))
@@ -262,22 +259,7 @@ class History:
             return None
         try:
             raw = json.loads(line)
-            by = raw["by"]
-            header = Header(
-                number=int(raw["n"]),
-                time=float(raw["time"]),
-                author=Author(by["surface"], by.get("name"), by.get("version"), by.get("where")),
-                before=raw["before"],
-                after=raw["after"],
-                local_before=bool(raw["local_before"]),
-                local_after=bool(raw["local_after"]),
-                added=int(raw["added"]),
-                removed=int(raw["removed"]),
-                lines=int(raw["lines"]),
-                kept=bool(raw["kept"]),
-                restores=raw.get("restores"),
-                size=entry.size,
-            )
+            header = _header(raw, entry.size)
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         if header.number != entry.number:
@@ -312,11 +294,10 @@ class History:
             os.unlink(os.path.join(folder, entry.name))
 
     @staticmethod
-    def _commit(folder: str, entries: list[Entry], entry: Entry) -> Entry:
-        committed = Entry(entry.number, entry.size, f"{entry.number:08d}.{entry.size}", False)
+    def _commit(folder: str, entries: list[Entry], entry: Entry) -> None:
+        committed = entry._replace(pending=False)
         os.replace(os.path.join(folder, entry.name), os.path.join(folder, committed.name))
         entries[entries.index(entry)] = committed
-        return committed
 
     # -- settling ----------------------------------------------------------------------------------
 
@@ -328,10 +309,26 @@ class History:
         A file that does not verify is removed. A committed newest version the doc no longer
         matches was changed outside the store: that is recorded as an outside edit. Returns the
         version files and the newest header.
+
+        What this process saw last time is used again when it still holds: the doc is still in
+        the newest version's state and no later version exists (two failed stats), so a run of
+        writes lists the folder once, not at every write.
         """
         folder = self.folder(doc_id)
-        entries = self._entries(folder)
         state = local.sha256 if local is not None else None
+        known = self._known.get(doc_id)
+        if known is not None and known.head is not None and known.head.state == state:
+            following = os.path.join(folder, f"{known.head.number + 1:08d}")
+            if not os.path.lexists(following) and not os.path.lexists(following + PENDING_SUFFIX):
+                return known.entries, known.head
+        entries = self._entries(folder)
+        head = self._settle(folder, entries, local, state)
+        self._known[doc_id] = _Known(entries, head)
+        return entries, head
+
+    def _settle(
+        self, folder: str, entries: list[Entry], local: DocFile | None, state: str | None
+    ) -> Header | None:
         while entries:
             entry = entries[-1]
             parsed = self._load(folder, entry)
@@ -343,15 +340,12 @@ class History:
             if entry.pending:
                 self._commit(folder, entries, entry)
             if head.state == state:
-                return entries, head
+                return head
             previous = data.decode("utf-8", "replace") if data is not None else None
             after = State.of(local) if local is not None else None
             when = local.mtime if local is not None else time.time()
-            recorded = self._append(
-                folder, entries, head.number + 1, OUTSIDE, head, previous, after, None, when
-            )
-            return entries, recorded
-        return entries, None
+            return self._append(folder, entries, head.number + 1, OUTSIDE, head, previous, after, None, when)
+        return None
 
     # -- recording ---------------------------------------------------------------------------------
 
@@ -369,6 +363,7 @@ class History:
         the lock, before the doc's rename; ``commit`` follows the rename. Returns its number."""
         folder = self.folder(doc_id)
         entries, head = self.settle(doc_id, local)
+        self._known.pop(doc_id, None)  # changing: what is known is set again once it lands
         before = State.of(replaced) if replaced is not None else None
         if (
             before is not None
@@ -382,10 +377,11 @@ class History:
             head = self._append(folder, entries, number, origin, head, None, before, None, replaced.mtime)
         number = head.number + 1 if head is not None else 1
         previous_text = before.text if before is not None else None
-        self._append(
+        written = self._append(
             folder, entries, number, author, head, previous_text, after, restores, time.time(), before, True
         )
         self._pending[doc_id] = entries[-1]
+        self._known[doc_id] = _Known(entries, written)
         return number
 
     def commit(self, doc_id: str, number: int) -> None:
@@ -393,7 +389,17 @@ class History:
         leaves it pending, and the next settling commits it all the same (the doc matches it)."""
         folder = self.folder(doc_id)
         recorded = self._pending.pop(doc_id, None)
-        entries = [recorded] if recorded is not None and recorded.number == number else self._entries(folder)
+        known = self._known.get(doc_id)
+        if (
+            recorded is not None
+            and recorded.number == number
+            and known is not None
+            and known.entries[-1] == recorded
+        ):
+            self._commit(folder, known.entries, recorded)
+            return
+        self._known.pop(doc_id, None)
+        entries = self._entries(folder)
         for entry in entries:
             if entry.number == number and entry.pending:
                 self._commit(folder, entries, entry)
@@ -403,6 +409,7 @@ class History:
         were it left, the next settling would remove it all the same."""
         folder = self.folder(doc_id)
         self._pending.pop(doc_id, None)
+        self._known.pop(doc_id, None)
         for entry in self._entries(folder):
             if entry.number == number and entry.pending:
                 self._remove(folder, entry)
@@ -428,7 +435,7 @@ class History:
             before_sha = prior.sha256 if prior is not None else None
             local_before = prior.local if prior is not None else False
         added, removed = line_delta(previous_text, after.text if after is not None else None)
-        header = {
+        raw = {
             "format": FORMAT,
             "n": number,
             "time": round(when, 3),
@@ -444,35 +451,43 @@ class History:
             "restores": restores,
         }
         text = after.data if after is not None else b""
-        encoded = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        encoded = json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         if len(encoded) + len(text) > self.limits.max_bytes:
-            header["kept"] = False
-            encoded = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            raw["kept"] = False
+            encoded = json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
             text = b""
-        data = encoded + text
-        entry = Entry(
-            number, len(data), f"{number:08d}.{len(data)}" + (f".{PENDING}" if pending else ""), pending
-        )
+        entry = Entry(number, len(encoded) + len(text), pending)
         self._make_room(folder, entries, entry.size)
-        os.makedirs(folder, exist_ok=True)
-        temp = os.path.join(folder, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        # A pending version is written in place: one cut short by a kill does not verify and is
+        # removed at the next settling. A version written committed (an observation, which
+        # settling would keep) goes through a temp file and a rename, so it is whole or absent.
+        path = os.path.join(folder, entry.name)
+        target = (
+            path if pending else os.path.join(folder, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
+        )
+        try:
+            fd = os.open(target, _NEW_FILE, 0o666)
+        except FileNotFoundError:  # the doc's first version (or its folder was removed by hand)
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(target, _NEW_FILE, 0o666)
+        except FileExistsError:  # a pending file of a writer that died, not yet settled away
+            os.unlink(target)
+            fd = os.open(target, _NEW_FILE, 0o666)
         try:
             try:
-                view = memoryview(data)
+                view = memoryview(encoded + text if text else encoded)
                 while view:
                     view = view[os.write(fd, view) :]
             finally:
                 os.close(fd)
-            os.replace(temp, os.path.join(folder, entry.name))
+            if target != path:
+                os.replace(target, path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)
+                os.unlink(target)
             raise
         entries.append(entry)
-        parsed = self._parse(entry, data, whole=True)
-        assert parsed is not None
-        return parsed[0]
+        return _header(raw, entry.size)
 
     def _make_room(self, folder: str, entries: list[Entry], incoming: int) -> None:
         """Drop the oldest versions until one more of ``incoming`` bytes fits both bounds."""
@@ -520,6 +535,25 @@ class History:
         else:
             why = f"older ones are dropped first, past the bounds; the oldest kept is v{kept[0]}"
         raise DocNotFound(f"{doc_id!r} has no version {number}: {why}. {read_history(doc_id)} lists them.")
+
+
+def _header(raw: dict, size: int) -> Header:
+    by = raw["by"]
+    return Header(
+        number=int(raw["n"]),
+        time=float(raw["time"]),
+        author=Author(by["surface"], by.get("name"), by.get("version"), by.get("where")),
+        before=raw["before"],
+        after=raw["after"],
+        local_before=bool(raw["local_before"]),
+        local_after=bool(raw["local_after"]),
+        added=int(raw["added"]),
+        removed=int(raw["removed"]),
+        lines=int(raw["lines"]),
+        kept=bool(raw["kept"]),
+        restores=raw.get("restores"),
+        size=size,
+    )
 
 
 def no_versions(doc_id: str, enabled: bool) -> DocNotFound:

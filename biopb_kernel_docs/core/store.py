@@ -315,7 +315,7 @@ class Store:
         if status is not None and os.path.islink(path):
             path = os.path.realpath(path)  # keep the user's link; the probe checked it stays inside
         data = (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
-        version = None
+        version = after = None
         with self.lock():
             directory = os.path.dirname(path)
             try:
@@ -336,7 +336,10 @@ class Store:
                 raise write_failure(path, err) from err
             if version is not None and self.history is not None:
                 self._commit(doc_id, version)
-        return DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode, version)
+        written = DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode, version)
+        if after is not None:
+            written.__dict__["sha256"] = after.sha256  # computed once: the cached_property's slot
+        return written
 
     def remove_local(
         self, doc_id: str, local: DocFile, shipped: DocFile | None, author: Author
