@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 
 def _run(*args, stdin=None):
@@ -60,14 +62,20 @@ def test_write_old_new_from_files_then_read_the_diff_view(tiers, tmp_path):
 
 def test_traitlets_form_sets_the_same_traits(tiers):
     done = _run(
-        "index",
+        "ignore",
+        "segment-nuclei",
         f"--DocStore.shipped_dir={tiers.shipped}",
         f"--DocStore.docs_local_dir={tiers.local}",
         "--DocStore.shipped_version=2.0",
+        "--DocStore.history_max_versions=7",
     )
     assert done.returncode == 0, done.stderr
     assert (tiers.local / "index.md").is_file()
     assert '"version": "2.0"' in (tiers.local / ".shipped-manifest.json").read_text()
+    assert (
+        "at most 7 versions"
+        in _run("read", "index@history", *_tier_args(tiers), "--DocStore.history_max_versions=7").stdout
+    )
 
 
 def test_refusal_prints_the_store_message_on_stderr_and_exits_1(tiers):
@@ -232,3 +240,35 @@ def test_history_restore_diff_retire_and_drop_from_the_command_line(tiers, tmp_p
     dropped = _run("drop", "flatfield", *_tier_args(tiers))
     assert dropped.returncode == 0, dropped.stderr
     assert not (tiers.local / "flatfield.md").exists()
+
+
+def test_a_symlink_out_of_the_tier_is_a_refusal_with_its_own_message_not_a_usage_error(tiers, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n")
+    tiers.local.mkdir(parents=True, exist_ok=True)
+    (tiers.local / "leak.md").symlink_to(outside / "secret.md")
+    for verb in (["read", "leak"], ["write", "leak", "--body-file", "-"]):
+        done = _run(*verb, *_tier_args(tiers), stdin="# Mine\n")
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith("Doc id 'leak' leads through a symlink to ")
+        assert "cannot be used until that link is removed or points inside" in done.stderr
+        assert "usage:" not in done.stderr
+        assert "An id is one or more names" not in done.stderr  # the id itself is fine
+    assert (outside / "secret.md").read_text() == "# Secret\n"
+
+
+def test_read_only_verbs_create_nothing(tiers):
+    home = Path(os.environ["HOME"])
+    before = sorted(home.rglob("*"))
+    for verb in (
+        ["index"],
+        ["read", "flatfield"],
+        ["read", "index"],
+        ["read", "flatfield@history"],
+        ["config"],
+    ):
+        done = _run(*verb, *_tier_args(tiers))
+        assert done.returncode == 0, (verb, done.stderr)
+        assert not tiers.local.exists(), f"{verb[0]} created the local docs directory"
+    assert sorted(home.rglob("*")) == before

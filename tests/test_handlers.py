@@ -60,7 +60,7 @@ async def test_the_index_route_returns_the_index_view_and_what_a_2048_host_recei
     assert handshake["budget"] == 2048
     assert handshake["length"] <= 2048
     assert handshake["left_out"] == []
-    assert (server_tiers.local / "index.md").is_file()
+    assert not server_tiers.local.exists()  # a read creates nothing: the first write seeds the index
 
 
 async def test_doc_and_diff_routes_return_values_with_the_diff_text(jp_fetch, server_tiers):
@@ -163,7 +163,7 @@ async def test_file_and_ignore_operations_clear_the_new_docs_tail(jp_fetch, serv
 
 
 async def test_review_shows_the_agents_change_and_reverts_one_hunk(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()
     index = server_tiers.local_text("index")
     server_tiers.put_local(
         "index",
@@ -340,6 +340,7 @@ async def _event_where(jp_serverapp, trigger, matches, within: float = 5.0) -> d
 
 
 async def test_edits_on_disk_are_pushed_as_events(jp_fetch, jp_serverapp, server_tiers):
+    server_tiers.seed()
     await _api(jp_fetch, "index")
     index = server_tiers.local_text("index")
     server_tiers.put_local("index", index + "- lab/planned: a doc the agent will write\n")

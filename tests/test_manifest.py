@@ -14,6 +14,7 @@ def _manifest(tiers):
 
 
 def test_first_run_records_hashes_and_reports_nothing_changed(tiers):
+    tiers.local.mkdir()
     assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
     recorded = _manifest(tiers)
     assert recorded["version"] == "1.0"
@@ -22,6 +23,7 @@ def test_first_run_records_hashes_and_reports_nothing_changed(tiers):
 
 
 def test_same_version_reads_the_manifest_without_hashing(tiers, monkeypatch):
+    tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))
 
     def must_not_hash(store):
@@ -33,6 +35,7 @@ def test_same_version_reads_the_manifest_without_hashing(tiers, monkeypatch):
 
 
 def test_version_bump_records_changed_and_new_ids(tiers):
+    tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))
     tiers.ship("data", "# Data\n\nRevised.\n")
     tiers.ship("brand-new", "# New\n")
@@ -42,6 +45,7 @@ def test_version_bump_records_changed_and_new_ids(tiers):
 
 
 def test_the_flagged_set_clears_itself_at_the_next_bump(tiers):
+    tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))
     tiers.ship("data", "# Data\n\nRevised.\n")
     changed_shipped_ids(tiers.store("1.1"))
@@ -55,8 +59,13 @@ def test_damaged_manifest_is_rebuilt_as_on_a_first_run(tiers):
     assert _manifest(tiers)["version"] == "1.0"
 
 
+def test_a_first_read_with_no_local_tier_records_nothing(tiers):
+    assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
+    assert not tiers.local.exists()
+
+
 def test_manifest_is_never_a_doc(tiers, docs):
-    docs.index()
+    tiers.seed()
     assert (tiers.local / MANIFEST_NAME).is_file()
     assert tiers.store().local_ids() == []
     with pytest.raises(InvalidDocId):

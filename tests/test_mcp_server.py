@@ -207,6 +207,21 @@ def test_the_agent_cannot_drop_a_local_copy_through_the_kernel_wire(tiers):
     assert (tiers.local / "flatfield.md").is_file()
 
 
+async def test_the_server_prints_no_kernel_warning_a_user_cannot_act_on(home, tiers, tmp_path):
+    with open(tmp_path / "server-stderr.txt", "w+") as errlog:
+        async with (
+            stdio_client(own_kernel(home, tiers), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("read_doc", {"id": "flatfield"})  # the kernel has started
+            assert not result.is_error
+        errlog.seek(0)
+        printed = errlog.read()
+    assert "without encryption" not in printed
+    assert "Traceback" not in printed
+
+
 # -- the index resource and its notifications ---------------------------------------------------------
 
 

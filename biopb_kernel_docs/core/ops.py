@@ -67,8 +67,9 @@ class Docs(Undo):
     # -- the index -----------------------------------------------------------------------------
 
     def index(self) -> IndexView:
-        """The local index with its markers and tails (§2); seeds the index on first use."""
-        index, notices = index_file(self.store)
+        """The local index with its markers and tails (§2). A read creates nothing: before the
+        first write, it is the text that write will seed."""
+        index, notices = index_file(self.store, create=False)
         if index.tier is Tier.LOCAL:
             self._served[INDEX_ID] = index.sha256
         return index_view(self.store, index, parse_index(index.text), notices)
@@ -191,7 +192,7 @@ class Docs(Undo):
         return index
 
     def _explain_rendered_quote(self, err: EditRefused, old: str) -> EditRefused:
-        index, notices = index_file(self.store)
+        index, notices = index_file(self.store, create=False)
         view = index_view(self.store, index, parse_index(index.text), notices)
         quoted = old.replace("\r\n", "\n")
         if not any(line in quoted for line in rendered_lines(view)):

@@ -21,11 +21,24 @@ from .store import DocFile, Store, Tier
 _EMPTY_INDEX = "# Docs\n"
 
 
-def index_file(store: Store) -> tuple[DocFile, tuple[str, ...]]:
-    """The local index.md, seeded when absent; the shipped one, with a notice, if it cannot be."""
+def index_file(store: Store, *, create: bool = True) -> tuple[DocFile, tuple[str, ...]]:
+    """The local index.md, seeded when absent; the shipped one, with a notice, if it cannot be.
+
+    ``create=False`` (a read): where the local tier does not exist yet, nothing is created; the
+    index is the text the first write will seed, served from the shipped one.
+    """
     index = store.read(Tier.LOCAL, INDEX_ID)
     if index is not None:
         return index, ()
+    if not create and not store.local_dir.is_dir():
+        shipped = store.read(Tier.SHIPPED, INDEX_ID)
+        data = shipped.data if shipped else _EMPTY_INDEX.encode()
+        text = shipped.text if shipped else _EMPTY_INDEX
+        path = str(store.local_dir / f"{INDEX_ID}.md")
+        mtime = shipped.mtime if shipped else time.time()
+        return DocFile(
+            INDEX_ID, Tier.LOCAL, path, data, text, bool(shipped and shipped.crlf), mtime, None
+        ), ()
     try:
         return _seed_index(store), ()
     except StoreUnavailable as err:

@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cached_property
 from pathlib import Path
 
-from .errors import InvalidDocId, StoreUnavailable, UnreadableDoc
+from .errors import InvalidDocId, OutsideTier, StoreUnavailable, UnreadableDoc
 from .files import (
     NO_FOLLOW,
     TEMP_PREFIX,
@@ -35,7 +35,7 @@ from .files import (
     write_failure,
 )
 from .history import Header, History, HistoryLimits, State, no_versions
-from .ids import DOC_SUFFIX, ID_RULES, INDEX_ID, is_banked, is_valid_doc_id
+from .ids import DOC_SUFFIX, INDEX_ID, is_banked, is_valid_doc_id
 from .lock import TierLock
 from .values import Author
 
@@ -146,9 +146,10 @@ class Store:
         root = self._root_paths[tier]
         real = os.path.realpath(path)
         if os.path.commonpath([real, root]) != root:
-            raise InvalidDocId(
+            raise OutsideTier(
                 f"Doc id {doc_id!r} leads through a symlink to {real}, outside the {tier.value} tier at "
-                f"{root}. Ids stay inside their tier: remove or fix that link. {ID_RULES}"
+                f"{root}. The store never reads or writes outside its tiers, so this doc cannot be used "
+                f"until that link is removed or points inside {root}."
             )
         try:
             return path, os.stat(real)
@@ -177,7 +178,7 @@ class Store:
                 return stat.S_ISREG(mode)
         try:
             status = self._probe(tier, doc_id)[1]
-        except (InvalidDocId, UnreadableDoc):
+        except (InvalidDocId, OutsideTier, UnreadableDoc):
             return False
         return status is not None and stat.S_ISREG(status.st_mode)
 

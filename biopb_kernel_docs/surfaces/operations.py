@@ -20,6 +20,7 @@ from ..core.errors import (
     InvalidArguments,
     InvalidDocId,
     LimitExceeded,
+    OutsideTier,
     PartialWrite,
     StaleWrite,
     StoreUnavailable,
@@ -130,9 +131,10 @@ _VERSION = Parameter("version", "version", True, "A version number from the doc'
 _IF_MATCH = Parameter(
     "if_match", "sha", False, "The sha256 of the text this write is based on; refused if it changed since."
 )
-_READ_ERRORS = (InvalidDocId, DocNotFound, UnreadableDoc, StoreUnavailable)
+_READ_ERRORS = (InvalidDocId, OutsideTier, DocNotFound, UnreadableDoc, StoreUnavailable)
 _WRITE_ERRORS = (
     InvalidDocId,
+    OutsideTier,
     InvalidArguments,
     DocNotFound,
     EditRefused,
