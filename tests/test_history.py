@@ -451,3 +451,17 @@ def test_drop_refuses_a_copy_that_differs_and_a_doc_with_no_shipped_text(tiers):
         docs.drop_local_copy("data")
     assert (tiers.local / "flatfield.md").is_file()
     assert (tiers.local / "notes.md").is_file()
+
+
+def test_what_a_process_knows_of_a_history_is_checked_against_later_versions(tiers):
+    """Another process writing the doc away and back (the same bytes again) must not make this one
+    reuse its listing: its next version goes after the other's, and theirs are kept."""
+    first, other = _docs(tiers), _docs(tiers, author=USER)  # two stores: two processes' caches
+    first.write_doc("notes", body="# Notes\n\nsame\n")
+    other.write_doc("notes", body="# Notes\n\nelse\n")
+    other.write_doc("notes", body="# Notes\n\nsame\n")
+    first.write_doc("notes", body="# Notes\n\nlast\n")
+    versions = list(reversed(first.read_doc("notes@history").versions))
+    assert [(v.number, v.author) for v in versions] == [(1, AGENT), (2, USER), (3, USER), (4, AGENT)]
+    for earlier, later in itertools.pairwise(versions):
+        assert later.before_sha256 == earlier.after_sha256
