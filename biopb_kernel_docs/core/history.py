@@ -6,13 +6,7 @@ digit or '_'), not in the manifest and not in the watchers' fingerprint. Each do
 ``.history/<id>@/``: '@' is outside the id charset, so the folder of ``a`` never meets the
 folder of an id ``a/b`` (``.history/a/b@/``).
 
-Format. One file per version, named by its number zero-padded to 8 digits, with ``.pending``
-appended until the write it records has landed. Its first line is a JSON header: the number, the
-time, who wrote it, the sha256 of the doc before and after, the lines added and removed, whether
-a local file holds the text; the rest is the doc's bytes after the version, exactly as the file
-held them. The header's ``after`` is the sha256 of those bytes, so each file carries its own
-checksum: a file cut short or filled with zeros (a kill, a power loss) does not verify and is
-treated as absent.
+The file format (a JSON header line, then the doc's bytes, checksummed) is ``version_file``'s.
 
 Why one file per version rather than an append-only log: a version is one file, whole or
 removed, with no torn tail to find and cut inside a log; dropping the oldest is one unlink, never
@@ -34,8 +28,8 @@ ahead of the doc: settling finds a pending version the doc does not match, a wri
 landed, and removes it. Between 4 and 5, settling finds a pending version the doc matches, and
 commits it. After 5, both happened. Only a pending version is ever removed this way, so a
 committed one is never mistaken for a write that failed (a doc created, then deleted by hand,
-keeps its version). Every look at a history
-settles it first, under the lock, so no reader sees a version that does not match the doc.
+keeps its version). Every look at a history settles it first, under the lock, so no reader sees
+a version that does not match the doc.
 
 Settling also records what happened outside the store: a committed newest version the doc no
 longer matches was followed by an edit made elsewhere (an editor, a script, a deletion), which
@@ -43,9 +37,9 @@ is recorded as an ``outside edit``, timed by the file's modification time. The s
 before every write and whenever a history is read.
 
 The version file is not fsynced (the doc still is): a SIGKILL cannot lose it, since the page
-cache outlives the process, and fsyncing it would about double the cost of a write (measured). After a power
-loss the newest version may be missing or fail its checksum; settling then records the doc as
-an outside edit: attribution can be lost, consistency cannot.
+cache outlives the process, and an fsync of it costs about as much as the whole write it would
+guard (measured). After a power loss the newest version may be missing or fail its checksum;
+settling then records the doc as an outside edit: attribution can be lost, consistency cannot.
 
 Bounds. At most ``max_versions`` versions and ``max_bytes`` bytes per doc (100 and 2 MiB by
 default, ``DocStore.history_max_versions``/``history_max_bytes``); the oldest are dropped
@@ -56,19 +50,30 @@ alone exceeds the byte bound keeps its header (who, when, the sha256s) without t
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import time
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .blame import line_delta
-from .errors import DocNotFound, DocsError, InvalidArguments
-from .files import TEMP_PREFIX, TEMP_SUFFIX, read_regular
+from .errors import DocNotFound, InvalidArguments
+from .files import TEMP_PREFIX, TEMP_SUFFIX
 from .phrases import read_history
-from .values import Author, VersionInfo
+from .values import Author
+from .version_file import (
+    EARLIER,
+    OUTSIDE,
+    PENDING_SUFFIX,
+    SHIPPED,
+    Entry,
+    Header,
+    State,
+    encode,
+    header_of,
+    load,
+    number_of,
+)
 
 if TYPE_CHECKING:
     from .store import DocFile
@@ -77,126 +82,13 @@ HISTORY_DIR = ".history"
 FOLDER_SUFFIX = "@"
 DEFAULT_MAX_VERSIONS = 100
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
-FORMAT = 1
-PENDING_SUFFIX = ".pending"  # a version whose doc rename is not known to have landed
-_HEADER_PROBE = 4096
-_NEW_FILE = (
-    os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-)  # a header is well under this; the listing reads no further
-
-# Who wrote a version. The first group are writes through the store; the others are what the
-# store saw on disk (they cannot "not land": they record a state that was already there).
-WRITERS = frozenset({"mcp", "magic", "panel", "cli", "python", "loader"})
-OUTSIDE = Author("outside")  # an edit made outside the store (an editor on the file)
-EARLIER = Author("earlier")  # a local file's text from before history was kept
-SHIPPED = Author("shipped")  # the shipped text a first local copy replaced
-LOADER = Author("loader")  # the loader seeding the index
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
 class HistoryLimits:
     max_versions: int = DEFAULT_MAX_VERSIONS
     max_bytes: int = DEFAULT_MAX_BYTES
-
-
-@dataclass(frozen=True)
-class State:
-    """What an id reads as: its text's bytes, and whether a local file holds them (False: the
-    shipped text shows through, e.g. after the local copy was dropped)."""
-
-    data: bytes
-    text: str
-    sha256: str
-    local: bool
-
-    @classmethod
-    def of(cls, doc: DocFile) -> State:
-        return cls(doc.data, doc.text, doc.sha256, doc.tier.value == "local")
-
-
-@dataclass(frozen=True)
-class Header:
-    """One version as its file's first line records it."""
-
-    number: int
-    time: float
-    author: Author
-    before: str | None  # sha256 of the text the id read as before (None: there was no doc)
-    after: str | None  # sha256 of the text after (None: no doc at all)
-    local_before: bool
-    local_after: bool
-    added: int
-    removed: int
-    lines: int
-    kept: bool  # the text is in the file (False: over the byte bound)
-    restores: int | None
-    size: int  # of the whole file
-
-    @property
-    def observed(self) -> bool:
-        """Recorded from what was on disk, not by a write of ours (so it cannot have failed to land)."""
-        return self.author.surface not in WRITERS
-
-    @property
-    def state(self) -> str | None:
-        """The local file's sha256 this version leaves (None: no local file)."""
-        return self.after if self.local_after else None
-
-    @property
-    def prior_state(self) -> str | None:
-        return self.before if self.local_before else None
-
-    def info(self, current: bool) -> VersionInfo:
-        return VersionInfo(
-            number=self.number,
-            time=self.time,
-            author=self.author,
-            before_sha256=self.before,
-            after_sha256=self.after,
-            added=self.added,
-            removed=self.removed,
-            lines=self.lines,
-            size=self.size,
-            kept=self.kept,
-            local=self.local_after,
-            restores=self.restores,
-            current=current,
-        )
-
-
-def _line_count(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def _author_json(author: Author) -> dict[str, str]:
-    return {
-        k: v
-        for k, v in (
-            ("surface", author.surface),
-            ("name", author.name),
-            ("where", author.where),
-            ("version", author.version),
-        )
-        if v is not None
-    }
-
-
-class Entry(NamedTuple):
-    """One version file as the directory lists it."""
-
-    number: int
-    size: int
-    pending: bool  # written, but the doc's rename it belongs to is not known to have landed
-
-    @property
-    def name(self) -> str:
-        return f"{self.number:08d}" + (PENDING_SUFFIX if self.pending else "")
-
-
-def _number_of(name: str) -> tuple[int, bool] | None:
-    """The version number a file name carries, and whether it is pending; None for any other file."""
-    stem = name[: -len(PENDING_SUFFIX)] if name.endswith(PENDING_SUFFIX) else name
-    return (int(stem), stem != name) if len(stem) >= 8 and stem.isdigit() else None
 
 
 @dataclass
@@ -236,7 +128,7 @@ class History:
         found = []
         sweep = folder not in self._swept
         for name in names:
-            numbered = _number_of(name)
+            numbered = number_of(name)
             if numbered is not None:
                 try:
                     size = os.stat(os.path.join(folder, name)).st_size
@@ -249,44 +141,6 @@ class History:
         self._swept.add(folder)
         found.sort()
         return found
-
-    @staticmethod
-    def _parse(entry: Entry, data: bytes, whole: bool) -> tuple[Header, bytes | None] | None:
-        """The header (and, from a whole file, the text) of one version file; None if it does not
-        verify (cut short, zeroed, or not ours)."""
-        line, newline, rest = data.partition(b"\n")
-        if not newline:
-            return None
-        try:
-            raw = json.loads(line)
-            header = _header(raw, entry.size)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return None
-        if header.number != entry.number:
-            return None
-        if not whole:
-            return header, None
-        if len(data) != entry.size:
-            return None
-        if header.kept and (header.after is None or hashlib.sha256(rest).hexdigest() != header.after):
-            return None
-        if not header.kept and rest:
-            return None
-        return header, (rest if header.kept else None)
-
-    def _load(self, folder: str, entry: Entry, whole: bool = True) -> tuple[Header, bytes | None] | None:
-        path = os.path.join(folder, entry.name)
-        try:
-            if whole:
-                data = read_regular(path)[0]
-            else:
-                with open(path, "rb") as file:
-                    data = file.read(_HEADER_PROBE)
-        except (OSError, DocsError):
-            return None
-        if not whole and b"\n" not in data:
-            return self._load(folder, entry, whole=True)
-        return self._parse(entry, data, whole)
 
     @staticmethod
     def _remove(folder: str, entry: Entry) -> None:
@@ -331,7 +185,7 @@ class History:
     ) -> Header | None:
         while entries:
             entry = entries[-1]
-            parsed = self._load(folder, entry)
+            parsed = load(folder, entry)
             if parsed is None or (entry.pending and parsed[0].state != state):
                 self._remove(folder, entry)  # cut short or zeroed, or a write that never landed
                 entries.pop()
@@ -435,28 +289,19 @@ class History:
             before_sha = prior.sha256 if prior is not None else None
             local_before = prior.local if prior is not None else False
         added, removed = line_delta(previous_text, after.text if after is not None else None)
-        raw = {
-            "format": FORMAT,
-            "n": number,
-            "time": round(when, 3),
-            "by": _author_json(author),
-            "before": before_sha,
-            "after": after.sha256 if after is not None else None,
-            "local_before": local_before,
-            "local_after": after.local if after is not None else False,
-            "added": added,
-            "removed": removed,
-            "lines": _line_count(after.text) if after is not None else 0,
-            "kept": after is not None,
-            "restores": restores,
-        }
-        text = after.data if after is not None else b""
-        encoded = json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        if len(encoded) + len(text) > self.limits.max_bytes:
-            raw["kept"] = False
-            encoded = json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-            text = b""
-        entry = Entry(number, len(encoded) + len(text), pending)
+        raw, data = encode(
+            number,
+            when,
+            author,
+            before_sha,
+            local_before,
+            after,
+            added,
+            removed,
+            restores,
+            self.limits.max_bytes,
+        )
+        entry = Entry(number, len(data), pending)
         self._make_room(folder, entries, entry.size)
         # A pending version is written in place: one cut short by a kill does not verify and is
         # removed at the next settling. A version written committed (an observation, which
@@ -475,7 +320,7 @@ class History:
             fd = os.open(target, _NEW_FILE, 0o666)
         try:
             try:
-                view = memoryview(encoded + text if text else encoded)
+                view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
             finally:
@@ -487,7 +332,7 @@ class History:
                 os.unlink(target)
             raise
         entries.append(entry)
-        return _header(raw, entry.size)
+        return header_of(raw, entry.size)
 
     def _make_room(self, folder: str, entries: list[Entry], incoming: int) -> None:
         """Drop the oldest versions until one more of ``incoming`` bytes fits both bounds."""
@@ -507,7 +352,7 @@ class History:
         entries, _ = self.settle(doc_id, local)
         found = []
         for entry in entries:
-            parsed = self._load(folder, entry, whole=False)
+            parsed = load(folder, entry, whole=False)
             if parsed is not None:
                 found.append(parsed[0])
         return found
@@ -516,7 +361,7 @@ class History:
         """Every kept version with its text (None where not kept), oldest first, after settling."""
         folder = self.folder(doc_id)
         entries, _ = self.settle(doc_id, local)
-        return [parsed for parsed in (self._load(folder, entry) for entry in entries) if parsed is not None]
+        return [parsed for parsed in (load(folder, entry) for entry in entries) if parsed is not None]
 
     def version(self, doc_id: str, number: int, local: DocFile | None) -> tuple[Header, bytes | None]:
         """One version and its text (None when it was over the byte bound)."""
@@ -524,7 +369,7 @@ class History:
         entries, _ = self.settle(doc_id, local)
         for entry in entries:
             if entry.number == number:
-                parsed = self._load(folder, entry)
+                parsed = load(folder, entry)
                 if parsed is not None:
                     return parsed
         kept = [entry.number for entry in entries]
@@ -535,25 +380,6 @@ class History:
         else:
             why = f"older ones are dropped first, past the bounds; the oldest kept is v{kept[0]}"
         raise DocNotFound(f"{doc_id!r} has no version {number}: {why}. {read_history(doc_id)} lists them.")
-
-
-def _header(raw: dict, size: int) -> Header:
-    by = raw["by"]
-    return Header(
-        number=int(raw["n"]),
-        time=float(raw["time"]),
-        author=Author(by["surface"], by.get("name"), by.get("version"), by.get("where")),
-        before=raw["before"],
-        after=raw["after"],
-        local_before=bool(raw["local_before"]),
-        local_after=bool(raw["local_after"]),
-        added=int(raw["added"]),
-        removed=int(raw["removed"]),
-        lines=int(raw["lines"]),
-        kept=bool(raw["kept"]),
-        restores=raw.get("restores"),
-        size=size,
-    )
 
 
 def no_versions(doc_id: str, enabled: bool) -> DocNotFound:

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from .errors import StoreUnavailable
 from .frontmatter import describe
-from .history import LOADER
 from .ids import INDEX_ID
 from .index import ENTRY_CAP, UNFILED_HEADING, file_entry, parse_index
 from .manifest import MANIFEST_NAME, changed_shipped_ids
 from .store import DocFile, Store, Tier
+from .version_file import LOADER
 
 _EMPTY_INDEX = "# Docs\n"
 

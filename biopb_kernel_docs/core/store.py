@@ -34,10 +34,11 @@ from .files import (
     read_regular,
     write_failure,
 )
-from .history import Header, History, HistoryLimits, State, no_versions
+from .history import History, HistoryLimits, no_versions
 from .ids import DOC_SUFFIX, INDEX_ID, is_banked, is_valid_doc_id
 from .lock import TierLock
 from .values import Author
+from .version_file import Header, State
 
 LOCK_NAME = ".lock"
 MANIFEST_NAME = ".shipped-manifest.json"
