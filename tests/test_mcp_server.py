@@ -254,6 +254,7 @@ async def test_index_resource_notifies_on_tool_writes_and_outside_edits(home, ti
 
 
 async def test_modern_era_listen_stream_hears_an_outside_edit(home, tiers):
+    tiers.seed()  # reads create nothing: the index is there as after a first write
     async with (
         Client(own_kernel(home, tiers)) as client,
         client.listen(resource_subscriptions=[INDEX_URI]) as events,
