@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -121,9 +122,11 @@ def test_dev_start_opens_jupyterlab_with_its_flags_on_a_workspace_outside_the_tr
         os.killpg(server.pid, signal.SIGTERM)
         try:
             output = server.communicate(timeout=90)[0]
-        except subprocess.TimeoutExpired:  # the notebook's kernel slow to stop on a loaded machine
-            os.killpg(server.pid, signal.SIGKILL)
-            output = server.communicate(timeout=30)[0]
+        except subprocess.TimeoutExpired:  # JupyterLab can hang in its shutdown on a loaded machine
+            output = ""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)  # never leave it running, whatever it did with TERM
+        output = output or server.communicate(timeout=30)[0]
     (line,) = [line for line in output.splitlines() if line.startswith("biopb docs: ")]
     assert line.startswith("biopb docs: local docs in ")
     assert "attach an agent with %docs_connect" in line
