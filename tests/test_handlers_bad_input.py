@@ -66,8 +66,13 @@ def test_every_route_that_takes_a_body_is_listed():
         "file_doc",
         "ignore_doc",
         "handshake",
-    } | {"review", "mark_reviewed", "revert_hunk", "config"}
-    assert len(BODY_ROUTES) == 12
+    } | {"review", "mark_reviewed", "revert_hunk", "config"} | {
+        "restore_doc",
+        "diff_versions",
+        "retire_doc",
+        "drop_local_copy",
+    }
+    assert len(BODY_ROUTES) == 16
 
 
 # Cases loop inside one test where they share a server: each Jupyter Server costs most of a second.
@@ -103,6 +108,41 @@ async def test_a_budget_that_is_not_a_plain_whole_number_is_a_400(jp_fetch, serv
             "handshake's 'budget' must be a whole number from 0 to 999,999,999, written with the digits 0-9",
         )
         assert len(message) < 300  # a 5,000-digit budget is not echoed back
+
+
+async def test_a_version_that_is_not_a_plain_version_number_is_a_400_naming_the_operation(
+    jp_fetch, server_tiers
+):
+    await _api(jp_fetch, "docs", "notes", method="PUT", body={"body": "# Notes\n\none\n"})
+    bad = ["²", "v١", "9" * 5000, "v" + "1" * 10, 0, "v0", -1, "-1", "+5", "1.5", 1.5, True, "", "v", "vv1"]
+    for (name, argument), version in itertools.product(
+        (("restore_doc", "version"), ("diff_versions", "older"), ("diff_versions", "newer")), bad
+    ):
+        body = {"id": "notes", "older": 1, argument: version}
+        if name == "restore_doc":
+            body = {"id": "notes", "version": version}
+        message = await _refused(
+            jp_fetch,
+            server_tiers,
+            ("ops", name),
+            "POST",
+            body,
+            400,
+            "InvalidArguments",
+            f"{name}'s {argument!r} must be a version number such as 12 (v12), from 1 to 999,999,999, not",
+        )
+        assert len(message) < 300  # a 5,000-digit version is not echoed back
+
+
+async def test_a_version_of_plain_digits_with_or_without_v_is_accepted(jp_fetch, server_tiers):
+    for text in ("one", "two"):
+        await _api(jp_fetch, "docs", "notes", method="PUT", body={"body": f"# Notes\n\n{text}\n"})
+    for older in (1, "1", "v1", "V1", "001", " v1 "):
+        response = await _api(
+            jp_fetch, "ops", "diff_versions", method="POST", body={"id": "notes", "older": older}
+        )
+        assert response.code == 200, (older, response.body)
+        assert "-one\n+two" in json.loads(response.body)["diff"]
 
 
 async def test_a_budget_of_plain_digits_is_accepted(jp_fetch):
