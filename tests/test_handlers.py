@@ -427,6 +427,7 @@ async def test_one_users_read_never_vouches_for_another_users_body_save(jp_fetch
 
 @pytest.mark.parametrize("jp_server_config", [{"ServerApp": {"authorizer_class": DenyWrites}}], indirect=True)
 async def test_writes_are_refused_by_an_authorizer_that_denies_them(jp_fetch, server_tiers):
+    server_tiers.seed()  # so the index below is the one a refused write would have changed
     assert (await _api(jp_fetch, "docs", "flatfield")).code == 200
     assert (await _api(jp_fetch, "index")).code == 200
     put = await _api(jp_fetch, "docs", "mine", method="PUT", body={"body": "# Mine\n"})

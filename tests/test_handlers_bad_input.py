@@ -154,7 +154,7 @@ async def test_a_budget_of_plain_digits_is_accepted(jp_fetch):
 
 async def _one_hunk(jp_fetch, server_tiers):
     """The index with one hunk to review (the agent changed a hook); returns the review item."""
-    await _api(jp_fetch, "index")
+    server_tiers.seed()  # a read creates nothing
     index = server_tiers.local_text("index")
     server_tiers.put_local("index", index.replace("correct uneven illumination", "the agent's hook"))
     (item,) = json.loads((await _api(jp_fetch, "review")).body)["items"]
@@ -266,7 +266,7 @@ async def test_a_body_of_exactly_64_kib_is_stored(jp_fetch, server_tiers):
 
 
 async def test_a_create_whose_description_would_make_an_over_long_hook_writes_nothing(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()  # the first write seeds the index even when it is refused: seeded before it
     body = "---\ndescription: " + "word " * 300 + "\n---\n# Wordy\n\nA doc.\n"
     await _refused(
         jp_fetch,
@@ -283,7 +283,7 @@ async def test_a_create_whose_description_would_make_an_over_long_hook_writes_no
 
 
 async def test_an_index_edit_adding_an_over_long_hook_is_refused(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()
     body = {"old": "- data: how arrays are laid out", "new": "- data: " + "long " * 300}
     await _refused(
         jp_fetch, server_tiers, ("docs", "index"), "PUT", body, 413, "LimitExceeded", "the cap is 1 KiB"
@@ -291,7 +291,7 @@ async def test_an_index_edit_adding_an_over_long_hook_is_refused(jp_fetch, serve
 
 
 async def test_an_index_line_already_over_the_cap_does_not_block_other_edits(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()
     long_line = "- data: " + "long " * 300
     index = server_tiers.local_text("index").replace("- data: how arrays are laid out", long_line)
     server_tiers.put_local("index", index)

@@ -532,6 +532,7 @@ async def test_a_subscriber_that_went_away_never_breaks_a_write(tiers):
 
 
 async def test_bad_input_is_refused_with_the_stores_words_and_writes_nothing(home, tiers):
+    tiers.seed()  # a read creates nothing: the index the refusals must leave alone exists first
     async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         index = (await session.call_tool("read_doc", {"id": "index"})).content[0].text
@@ -651,6 +652,7 @@ async def test_an_agent_edits_a_marked_index_line_and_files_a_new_doc_with_the_c
 
 
 async def test_the_servers_own_index_reads_never_count_as_the_agent_reading_the_index(home, tiers):
+    tiers.seed()  # a read creates nothing: index.md exists for the user to edit
     async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         assert not (await session.call_tool("read_doc", {"id": "index"})).is_error
