@@ -372,6 +372,8 @@ def test_read_only_verbs_create_nothing(tiers):
         ["read", "flatfield"],
         ["read", "index"],
         ["read", "flatfield@history"],
+        ["read", "flatfield#"],
+        ["search", "step"],
         ["config"],
     ):
         done = _run(*verb, *_tier_args(tiers))
