@@ -20,6 +20,7 @@ from ..core.ids import INDEX_ID, is_valid_doc_id
 from ..core.index import parse_index
 from ..core.review import ReviewedDocs
 from ..core.store import Store, Tier
+from ..core.values import Author
 from .config import DocStore
 from .handlers import handlers
 
@@ -33,7 +34,9 @@ class DocsService:
 
     def __init__(self, doc_store: DocStore, event_logger) -> None:
         resolved = doc_store.resolve()
-        self.store = Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version)
+        self.store = Store(
+            resolved.shipped_dir, resolved.local_dir, resolved.shipped_version, resolved.history
+        )
         self.config = resolved.view
         self.event_logger = event_logger
         self._callers: dict[str, ReviewedDocs] = {}
@@ -43,9 +46,11 @@ class DocsService:
         self._seen = self._fingerprint()
 
     def docs_for(self, user: str) -> ReviewedDocs:
+        """The user's ``Docs``: one caller per Jupyter user, whose writes the history records as the
+        panel's, by that user."""
         with self._lock:
             if user not in self._callers:
-                self._callers[user] = ReviewedDocs(self.store, self.config)
+                self._callers[user] = ReviewedDocs(self.store, self.config, Author("panel", name=user))
             return self._callers[user]
 
     def _fingerprint(self) -> dict[str, tuple[int, int, int]]:
