@@ -567,3 +567,18 @@ async def test_the_review_carries_who_changed_what_and_offers_retire_and_drop(jp
     history = await _json(await _api(jp_fetch, "docs", "flatfield@history"))
     assert history["versions"][0]["local"] is False
     assert history["versions"][0]["author"]["surface"] == "panel"
+
+
+def test_the_server_remembers_at_most_256_callers_the_least_recent_forgotten_first(tiers):
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.serverext import MAX_CALLERS, DocsService
+
+    assert MAX_CALLERS == 256
+    service = DocsService(DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped)), None)
+    first = service.docs_for("user-0")
+    for n in range(1, 300):  # a token-only client is a new anonymous user on every request
+        service.docs_for(f"user-{n}")
+        service.docs_for("user-0")  # the one in use stays remembered
+    assert len(service._callers) == MAX_CALLERS
+    assert service.docs_for("user-0") is first
+    assert "user-1" not in service._callers
