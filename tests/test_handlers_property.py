@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -91,6 +93,15 @@ queries = st.one_of(
     st.text(max_size=30),
 )
 flags = st.one_of(st.booleans(), st.sampled_from(["true", "1", 1, 0]))
+# skills export/import take a directory: hostile ones, and names inside one sandbox, so that no
+# generated request writes anywhere else on the machine.
+SANDBOX = tempfile.mkdtemp(prefix="biopb-property-skills-")
+paths = st.one_of(
+    st.sampled_from(["", " ", "\x00", "a\x00b", "\ud800", SANDBOX + "/missing/deeper", SANDBOX]),
+    st.text(st.characters(blacklist_characters="/\\\x00"), min_size=1, max_size=12)
+    .filter(lambda name: name not in (".", ".."))
+    .map(lambda name: f"{SANDBOX}/{name}"),
+)
 BY_KIND = {
     "id": ids,
     "text": doc_texts,
@@ -99,6 +110,7 @@ BY_KIND = {
     "sha": shas,
     "query": queries,
     "flag": flags,
+    "path": paths,
 }
 wrong_types = st.one_of(
     st.none(),
@@ -171,6 +183,12 @@ requests = st.one_of(
         st.text(max_size=20).map(lambda k: k.encode("utf-8", "surrogatepass").decode("latin-1")),
     ),
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sandbox_removed():
+    yield
+    shutil.rmtree(SANDBOX, ignore_errors=True)
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ from jupyter_server.utils import url_path_join
 
 from ..core.errors import DocsError, InternalError, InvalidArguments
 from ..core.ids import INDEX_ID
-from ..core.phrases import Surface, read
-from ..core.values import DiffView, WriteResult, to_json
+from ..core.phrases import Surface, read, render
+from ..core.values import DiffView, SkillExport, SkillImport, WriteResult, to_json
 from ..text.handshake import handshake
 from . import operations
 from .connect import connect_config
@@ -99,6 +99,10 @@ def _json(value: Any) -> Any:
         data["diff"] = value.diff()
     elif isinstance(value, WriteResult):
         data["diffs"] = [change.diff() for change in value.changes]
+    elif isinstance(value, SkillExport | SkillImport):  # a note's reason names calls: the panel's words
+        for group in ("refused", "left_alone"):
+            for note in data.get(group, []):
+                note["reason"] = render(note["reason"], Surface.PANEL)
     return data
 
 

@@ -28,7 +28,7 @@ from ..text.notebook import markdown
 from . import operations
 from .config import DocStore
 from .connect import connect_config
-from .operations import Operation
+from .operations import Operation, Parameter
 
 USER_CALLER = "user"
 OLD_MARKER, SEPARATOR = "<<<<<<< old", "======="
@@ -83,6 +83,15 @@ def _takes_cell(op: Operation) -> bool:
     return any(p.kind == "text" for p in op.parameters)
 
 
+def _options(op: Operation) -> list[Parameter]:
+    """Parameters a line magic takes as ``--name`` (a flag) or ``--name VALUE``."""
+    return [p for p in op.parameters if not p.required and p.kind not in ("text", "sha", "query")]
+
+
+def _option(p: Parameter) -> str:
+    return f"--{p.name.replace('_', '-')}"
+
+
 def _usage(op: Operation) -> str:
     flags = "".join(f" [--{p.name}]" for p in op.parameters if p.kind == "flag")
     positional = " ".join(
@@ -93,7 +102,10 @@ def _usage(op: Operation) -> str:
         return f"%%{op.magic} {positional} [--replace]{sha}"
     if any(p.kind == "query" for p in op.parameters):
         return f"%{op.magic}{flags} {positional}"
-    return f"%{op.magic} {positional}{sha}".rstrip()
+    options = "".join(
+        f" [{_option(p)}]" if p.kind == "flag" else f" [{_option(p)} {p.name.upper()}]" for p in _options(op)
+    )
+    return f"%{op.magic} {positional}{options}{sha}".rstrip()
 
 
 def _query_arguments(op: Operation, line: str) -> dict[str, Any]:
@@ -134,8 +146,8 @@ class DocsMagics:
             words = shlex.split(line)
         except ValueError as err:
             raise UsageError(f"Cannot parse the line: {err}. Usage: {_usage(op)}") from err
-        replace = "--replace" in words
-        words = [w for w in words if w != "--replace"]
+        replace = _takes_cell(op) and "--replace" in words
+        words = [w for w in words if not (replace and w == "--replace")]
         arguments: dict[str, Any] = {}
         if "--if-match" in words:
             at = words.index("--if-match")
@@ -145,6 +157,17 @@ class DocsMagics:
                 )
             arguments["if_match"] = words[at + 1]
             del words[at : at + 2]
+        for p in _options(op) if cell is None else ():
+            while _option(p) in words:
+                at = words.index(_option(p))
+                if p.kind == "flag":
+                    arguments[p.name] = True
+                    del words[at]
+                elif at + 1 >= len(words):
+                    raise UsageError(f"{_option(p)} needs a value. Usage: {_usage(op)}")
+                else:
+                    arguments[p.name] = words[at + 1]
+                    del words[at : at + 2]
         positional = [p for p in op.parameters if p.required and p.kind != "text"]
         if (
             len(positional) == 1
@@ -208,10 +231,35 @@ def _magic_function(magics: DocsMagics, op: Operation):
     return function
 
 
+def _group_function(magics: DocsMagics, name: str, verbs: dict[str, Operation]):
+    """One line magic whose first word picks the operation: ``%docs_skills export DIR``."""
+
+    def line_magic(line: str) -> None:
+        verb, _, rest = line.strip().partition(" ")
+        if verb not in verbs:
+            usages = "; ".join(_usage(op) for op in verbs.values())
+            raise UsageError(f"%{name} takes {' or '.join(verbs)} first. Usage: {usages}")
+        _show(magics.run(verbs[verb], rest))
+
+    line_magic.__name__ = name
+    line_magic.__doc__ = "\n\n".join(f"{op.summary}\n\nUsage::\n\n  {_usage(op)}" for op in verbs.values())
+    return line_magic
+
+
 def register(shell, doc_store: DocStore) -> None:
     magics = DocsMagics(shell, doc_store)
+    groups: dict[str, dict[str, Operation]] = {}
     for op in operations.OPERATIONS.values():
-        if op.magic:
-            kind = "cell" if _takes_cell(op) else "line"
-            shell.register_magic_function(_magic_function(magics, op), magic_kind=kind, magic_name=op.magic)
+        if not op.magic:
+            continue
+        name, _, verb = op.magic.partition(" ")
+        if verb:
+            groups.setdefault(name, {})[verb] = op
+            continue
+        kind = "cell" if _takes_cell(op) else "line"
+        shell.register_magic_function(_magic_function(magics, op), magic_kind=kind, magic_name=op.magic)
+    for name, verbs in groups.items():
+        shell.register_magic_function(
+            _group_function(magics, name, verbs), magic_kind="line", magic_name=name
+        )
     shell.register_magic_function(magics.connect, magic_kind="line", magic_name="docs_connect")

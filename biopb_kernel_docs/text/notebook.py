@@ -23,6 +23,8 @@ from ..core.values import (
     OutlineView,
     SearchResult,
     SectionView,
+    SkillExport,
+    SkillImport,
     WriteResult,
 )
 from .render import (
@@ -32,6 +34,8 @@ from .render import (
     move_lead,
     search_text,
     section_header,
+    skill_export_lines,
+    skill_import_lines,
     write_summary,
 )
 
@@ -164,6 +168,17 @@ def config_markdown(view: ConfigView) -> str:
     return f"**biopb-kernel-docs {view.package_version}**\n\n{table}\n\nConfig files: {files}"
 
 
+def skills_markdown(parts: tuple[str, list[str], list[tuple[str, list[str]]]]) -> str:
+    """An export's or an import's result: the summary, a list of skills, then the notes."""
+    summary, rows, notes = parts
+    blocks = [f"**{summary}**"]
+    if rows:
+        blocks.append("\n".join(f"- {row}" for row in rows))
+    for title, items in notes:
+        blocks.append("\n".join([title, *(f"- {item}" for item in items)]) if items else title)
+    return render("\n\n".join(blocks), Surface.NOTEBOOK)
+
+
 def markdown(value: object) -> str:
     """Any operation's value as notebook Markdown."""
     if isinstance(value, DocView):
@@ -184,4 +199,8 @@ def markdown(value: object) -> str:
         return write_markdown(value)
     if isinstance(value, ConfigView):
         return config_markdown(value)
+    if isinstance(value, SkillExport):
+        return skills_markdown(skill_export_lines(value))
+    if isinstance(value, SkillImport):
+        return skills_markdown(skill_import_lines(value))
     raise TypeError(f"no notebook rendering for {type(value).__name__}")
