@@ -178,6 +178,11 @@ def test_a_skill_edited_by_hand_is_never_overwritten_nor_removed(tiers, out):
     [note] = export_skills(docs, str(out)).left_alone
     assert "was edited since the last export, so it was left" in note.reason
     assert edited.exists()
+    (out / "stitch-tiles" / "run.py").write_text("print('a script added by hand')\n")
+    docs.write_doc("index", old="- stitch-tiles: assemble a grid of tiles\n", new="")
+    notes = export_skills(docs, str(out)).left_alone
+    assert "also holds run.py, so it was left" in notes[-1].reason
+    assert (out / "stitch-tiles" / "SKILL.md").exists()
 
 
 def test_a_folder_the_export_did_not_write_is_left_alone(tiers, out):
@@ -259,7 +264,7 @@ metadata:
 ---
 # Nuclei, the lab's way
 
-Run scripts/segment.py, then check [qc](../qc/SKILL.md).
+Run scripts/segment.py, then check [qc](../qc/SKILL.md) ([qc#Thresholds](../qc/SKILL.md) first).
 """
 
 
@@ -280,7 +285,7 @@ def test_import_files_each_skill_under_one_heading_and_lists_the_files_it_left(t
         "---\ndescription: Segment nuclei the lab's way: DAPI, validated on the 2026 set.\n"
         "license: Apache-2.0\nallowed-tools: Bash(python:*) Read\nauthor: the lab\nversion: 1.0\n---\n"
     )
-    assert "then check [[skills/qc]]." in text
+    assert "then check [[skills/qc]] ([[skills/qc#Thresholds]] first)." in text
     index = tiers.local_text("index")
     assert index.endswith(
         "## Imported skills\n"
