@@ -212,6 +212,19 @@ def test_ids_that_cannot_be_skill_names_are_reported_not_mangled(tiers, out):
     assert sorted(p.name for p in out.iterdir()) == [RECORD_FILE, "lab-steps"]
 
 
+def test_names_yaml_would_read_as_null_or_a_number_are_written_as_text(tiers, out):
+    ids = ["null", "2026", "yes", "1e3"]
+    for doc_id in ids:
+        tiers.put_local(doc_id, f"# {doc_id}\n\nBody.\n")
+    tiers.put_local("index", "# Docs\n\n## Procedures\n" + "".join(f"- {i}: hook of {i}\n" for i in ids))
+    assert [s.name for s in export_skills(tiers.docs(), str(out)).skills] == ids
+    for doc_id in ids:
+        assert assert_valid_skill(out / doc_id)["name"] == doc_id
+    skill(out / "in", "2027", "---\nname: 2027\ndescription: x\n---\nBody.\n")
+    [note] = import_skills(tiers.docs(), str(out / "in")).refused
+    assert "Its name 2027 is not text to YAML: quote it" in note.reason
+
+
 def test_a_description_over_the_formats_limit_is_reported(tiers, out):
     tiers.put_local(
         "index", "# Docs\n\n## Procedures\n- flatfield: " + "word " * 210 + "\n- stitch-tiles: ok\n"

@@ -93,7 +93,8 @@ def render_skill(
 ) -> str:
     """A SKILL.md: the frontmatter (name, description, the format's optional ``fields``, then
     ``metadata``) and the body."""
-    lines = ["---", f"name: {name}", f"description: {yaml_scalar(description)}"]
+    # A name such as 'null' or '2026' is quoted, or a YAML reader would not read it as text.
+    lines = ["---", f"name: {yaml_scalar(name)}", f"description: {yaml_scalar(description)}"]
     lines += [f"{key}: {yaml_scalar(value)}" for key, value in (fields or {}).items()]
     if metadata:
         lines.append("metadata:")
@@ -159,6 +160,8 @@ def parse_skill(text: str, folder: str, load_yaml: Callable[[str], object]) -> P
             "SKILL.md's frontmatter must be a mapping of fields (name: ..., description: ...)."
         )
     name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        raise SkillProblem(f'Its name {name!r} is not text to YAML: quote it (name: "{name}").')
     if not isinstance(name, str) or not name.strip():
         raise SkillProblem("SKILL.md has no name: field; add one equal to the folder's name.")
     name = name.strip()
