@@ -131,3 +131,23 @@ def test_a_file_inside_a_folder_ending_in_md_is_never_a_doc():
     from pathlib import PurePosixPath
 
     assert id_from_relative_path(PurePosixPath("flatfield.md/y.md")) is None
+
+
+def test_an_id_of_200_characters_is_valid_and_201_is_not():
+    from biopb_kernel_docs.core.ids import MAX_ID_LENGTH, is_valid_doc_id
+
+    assert MAX_ID_LENGTH == 200
+    longest = "a" * 100 + "/" + "b" * 99
+    assert check_doc_id(longest) == longest
+    with pytest.raises(InvalidDocId, match="it is 201 characters long; the limit is 200"):
+        check_doc_id(longest + "b")
+    plain = "/".join(["c" * 61] * 3) + "/" + "d" * 15  # 201 characters in the fast path's shape
+    assert len(plain) == 201
+    assert not is_valid_doc_id(plain)
+    assert is_valid_doc_id(plain[:-1])
+
+
+def test_an_md_suffix_in_any_case_is_refused():
+    for doc_id in ("notes.MD", "lab/notes.Md"):
+        with pytest.raises(InvalidDocId, match=r"ends in '\.md'.*Ids carry no '\.md'"):
+            check_doc_id(doc_id)

@@ -247,6 +247,22 @@ def test_a_replace_cell_copied_from_the_rendered_index_lands_without_the_marker(
     assert "was not found in 'index'" in missing.error["evalue"]
 
 
+def test_a_replace_cell_with_two_separator_lines_is_refused_and_says_why():
+    from IPython.core.error import UsageError
+
+    from biopb_kernel_docs.surfaces.magics import split_replacement
+
+    with pytest.raises(UsageError, match="needs exactly one '=======' line between old and new; found 2"):
+        split_replacement("<<<<<<< old\na\n=======\nb\n=======\nc\n")
+
+
+def test_a_replace_cell_keeps_the_trailing_indentation_of_old_and_new():
+    from biopb_kernel_docs.surfaces.magics import split_replacement
+
+    cell = "<<<<<<< old\n    first()\n    \n=======\n    second()\n    \n"
+    assert split_replacement(cell) == ("    first()\n    ", "    second()\n    ")
+
+
 def test_docs_skills_exports_and_imports_in_the_notebooks_words(kernel, module_tiers, tmp_path):
     out = tmp_path / "skill dir"  # a space: the magic takes the rest of the line as the one path
     check = kernel.run(f"%docs_skills export {out} --all --check")

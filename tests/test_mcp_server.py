@@ -608,3 +608,68 @@ async def test_an_agent_edits_a_marked_index_line_and_files_a_new_doc_with_the_c
     assert "- data: axes\n" in index
     (entry,) = [e for e in parse_index(index).entries if e.doc_id == "lab/cells"]
     assert entry.heading == "## Procedures"
+
+
+# -- what the suite's mutation run let through (issue 20) ----------------------------------------------
+
+
+async def test_the_servers_own_index_reads_never_count_as_the_agent_reading_the_index(home, tiers):
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert not (await session.call_tool("read_doc", {"id": "index"})).is_error
+        index = tiers.local / "index.md"
+        edited = index.read_text() + "- typed-by-hand: the user's edit in a text editor\n"
+        index.write_text(edited)
+        # A write of another doc: the server re-reads the index to notify subscribers.
+        shadowed = await session.call_tool(
+            "write_doc", {"id": "flatfield", "old": "Step one.", "new": "Step 1."}
+        )
+        assert not shadowed.is_error, text_of(shadowed)
+        clobber = await session.call_tool(
+            "write_doc", {"id": "index", "body": "# Rewritten from a stale read\n"}
+        )
+        assert clobber.is_error
+        assert "changed on disk since you last read it" in text_of(clobber)
+    assert index.read_text() == edited
+
+
+async def test_initialize_against_a_busy_kernel_is_answered_within_the_handshake_deadline(home, tiers):
+    from biopb_kernel_docs.surfaces.mcp_server import HANDSHAKE_SECONDS
+
+    assert HANDSHAKE_SECONDS == 5.0
+    kernel = Kernel(
+        home,
+        (
+            "--IPKernelApp.kernel_class=tests.no_subshell_kernel.NoSubshellKernel",
+            f"--DocStore.docs_local_dir={tiers.local}",
+            f"--DocStore.shipped_dir={tiers.shipped}",
+        ),
+    )
+    try:
+        kernel.wait_running(
+            kernel.start("import time; time.sleep(120)")
+        )  # a long cell: no answer before 30 s
+        params = mcp_server(home, "--existing", kernel.connection_file)  # calls wait up to 30 s
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            with anyio.fail_after(15):  # the 5 s deadline and the server's start, well under 30 s
+                init = await session.initialize()
+        assert init.instructions.startswith(HEADER)
+        assert "the kernel did not answer within 5 s; it may still be starting or busy" in init.instructions
+        assert 'Call read_doc("index") to retry' in init.instructions
+    finally:
+        kernel.manager.interrupt_kernel()
+        kernel.shutdown()
+
+
+async def test_the_tools_schema_offers_no_if_match(tiers):
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.mcp_server import DocsBridge
+
+    store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    bridge = DocsBridge(InProcessDocsClient(store), poll_interval=3600)
+    async with Client(bridge.server) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools["write_doc"].input_schema["properties"]) == {"id", "body", "old", "new"}
+    assert set(tools["read_doc"].input_schema["properties"]) == {"id"}
+    assert "if_match" not in str([tool.input_schema for tool in tools.values()])
