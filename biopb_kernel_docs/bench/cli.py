@@ -1,5 +1,5 @@
-"""``biopb-kernel-docs bench``: ``setup`` one isolated tree, ``run`` the cases, and the ``relay``
-a command agent's MCP config points at."""
+"""``biopb-kernel-docs bench``: ``setup`` one isolated tree, ``run`` the cases, ``score`` a log of
+reads made anywhere, and the ``relay`` a command agent's MCP config points at."""
 
 from __future__ import annotations
 

@@ -201,9 +201,10 @@ def _add_bench(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="The §6 ablation bench: set up an arm's isolated tree, run cases through the MCP server.",
-        description="The §6 ablation bench (its own verbs: setup, run, relay; each has --help).",
+        description="The §6 ablation bench (its own verbs: setup, run, score, relay; each has --help).",
         epilog="examples:\n  biopb-kernel-docs bench setup --bench-docs=false /tmp/ablated\n"
-        "  biopb-kernel-docs bench run --cases benchmarks/ablation/cases.json --results /tmp/results",
+        "  biopb-kernel-docs bench run --cases benchmarks/ablation/cases.json --results /tmp/results\n"
+        "  biopb-kernel-docs bench score --cases benchmarks/ablation/cases.json --reads reads.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
     )
