@@ -567,3 +567,42 @@ async def test_the_review_carries_who_changed_what_and_offers_retire_and_drop(jp
     history = await _json(await _api(jp_fetch, "docs", "flatfield@history"))
     assert history["versions"][0]["local"] is False
     assert history["versions"][0]["author"]["surface"] == "panel"
+
+
+async def test_skills_export_and_import_are_operations_of_the_rest_api(jp_fetch, server_tiers, tmp_path):
+    out = tmp_path / "skills"
+    response = await _api(
+        jp_fetch, "ops", "export_skills", method="POST", body={"dir": str(out), "all": True}
+    )
+    assert response.code == 200
+    exported = await _json(response)
+    assert exported["type"] == "SkillExport"
+    assert [(s["name"], s["action"]) for s in exported["skills"]] == [
+        ("data", "created"),
+        ("flatfield", "created"),
+        ("stitch-tiles", "created"),
+    ]
+    assert (out / "flatfield" / "SKILL.md").is_file()
+    response = await _api(
+        jp_fetch, "ops", "import_skills", method="POST", body={"dir": str(out), "prefix": ""}
+    )
+    assert response.code == 200
+    imported = await _json(response)
+    assert imported["type"] == "SkillImport"
+    assert imported["imported"] == []
+    assert [note["name"] for note in imported["refused"]] == ["data/", "flatfield/", "stitch-tiles/"]
+    assert 'Import with "replace": true to replace it' in imported["refused"][0]["reason"]
+    response = await _api(
+        jp_fetch, "ops", "import_skills", method="POST", body={"dir": str(out), "prefix": "lab/"}
+    )
+    assert [s["id"] for s in (await _json(response))["imported"]] == [
+        "lab/data",
+        "lab/flatfield",
+        "lab/stitch-tiles",
+    ]
+    assert "## Imported skills\n- lab/data: how arrays are laid out\n" in server_tiers.local_text("index")
+    missing = await _api(
+        jp_fetch, "ops", "import_skills", method="POST", body={"dir": str(tmp_path / "nope")}
+    )
+    assert missing.code == 400
+    assert "No directory" in (await _json(missing))["message"]

@@ -30,6 +30,8 @@ from ..core.history import check_version_number
 from ..core.ops import Docs
 from ..core.review import ReviewedDocs
 from ..core.search import search_docs
+from ..core.skill_import import IMPORT_HEADING, IMPORT_PREFIX, import_skills
+from ..core.skills import export_skills
 from ..core.values import (
     CollectionView,
     ConfigView,
@@ -42,6 +44,8 @@ from ..core.values import (
     ReviewView,
     SearchResult,
     SectionView,
+    SkillExport,
+    SkillImport,
     VersionDiffView,
     VersionView,
     WriteResult,
@@ -56,9 +60,9 @@ from ..text.tools import (
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
 # "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "version": a version
 # number as the history shows it (12 or v12); "flag": true or false (--name on the command line
-# and in a magic); "query": a search (a magic takes the rest of its line verbatim); "string":
-# anything else.
-Kind = Literal["id", "text", "sha", "number", "version", "flag", "query", "string"]
+# and in a magic); "query": a search (a magic takes the rest of its line verbatim); "path": a
+# directory on the machine that runs the operation; "string": anything else.
+Kind = Literal["id", "text", "sha", "number", "version", "flag", "query", "path", "string"]
 # A number parameter (a character budget, a hunk position, a version) is at most this, written in
 # at most NUMBER_DIGITS digits: far above any real value, far below what int() or repr() choke on.
 NUMBER_DIGITS = 9
@@ -83,8 +87,10 @@ class Operation:
     run: Callable[[Docs, Mapping[str, Any]], Any]
     writes: bool = False
     mcp_description: str | None = None  # offered as an MCP tool, with this description
-    magic: str | None = None  # offered as this IPython magic
-    cli_verb: str | None = None  # offered as this command-line verb
+    # Offered as this IPython magic and this command-line verb. Two words ("docs_skills export",
+    # "skills export") make the second a sub-verb: one magic or verb takes both of a pair.
+    magic: str | None = None
+    cli_verb: str | None = None
     user_only: bool = False  # the user's own action: never run for an agent (the kernel wire refuses it)
 
     def parameter(self, name: str) -> Parameter:
@@ -122,6 +128,11 @@ def _handshake(docs: Docs, arguments: Mapping[str, Any]) -> HandshakeView:
 
     budget = arguments.get("budget")
     return handshake(docs.index(), int(budget) if budget is not None else None)
+
+
+def _given(arguments: Mapping[str, Any], name: str, default: str) -> Any:
+    value = arguments.get(name)
+    return default if value is None else value
 
 
 def _config(docs: Docs, _: Mapping[str, Any]) -> ConfigView:
@@ -325,6 +336,47 @@ OPERATIONS: dict[str, Operation] = {
             errors=_WRITE_ERRORS,
             run=lambda docs, a: _reviewing(docs).revert_hunk(a["id"], a["hunk"], a["if_match"]),
             writes=True,
+        ),
+        Operation(
+            name="export_skills",
+            summary="Write the docs the index lists under ## Procedures (--all: every listed doc) as Agent "
+            "Skills, DIR/<name>/SKILL.md; re-running updates them and removes only skills it wrote whose "
+            "doc is no longer listed. --check writes nothing and says what would change.",
+            parameters=(
+                Parameter("dir", "path", True, "The skills directory, such as .claude/skills."),
+                Parameter("all", "flag", False, "Export every doc the index lists, not only its procedures."),
+                Parameter("check", "flag", False, "Write nothing; say what an export would change."),
+            ),
+            returns=(SkillExport,),
+            errors=(InvalidArguments, UnreadableDoc, StoreUnavailable),
+            run=lambda docs, a: export_skills(docs, a["dir"], bool(a.get("all")), bool(a.get("check"))),
+            magic="docs_skills export",
+            cli_verb="skills export",
+        ),
+        Operation(
+            name="import_skills",
+            summary="Make each DIR/<name>/SKILL.md a local doc, skills/<name>, filed under one index heading "
+            "(## Imported skills); a folder that cannot be imported is refused and the rest import.",
+            parameters=(
+                Parameter("dir", "path", True, "The directory whose folders hold SKILL.md files."),
+                Parameter("replace", "flag", False, "Replace a doc that exists already."),
+                Parameter("prefix", "string", False, f"Start each id with this (default {IMPORT_PREFIX!r})."),
+                Parameter(
+                    "heading", "string", False, f"File the docs under this (default {IMPORT_HEADING!r})."
+                ),
+            ),
+            returns=(SkillImport,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: import_skills(
+                docs,
+                a["dir"],
+                bool(a.get("replace")),
+                _given(a, "prefix", IMPORT_PREFIX),
+                _given(a, "heading", IMPORT_HEADING),
+            ),
+            writes=True,
+            magic="docs_skills import",
+            cli_verb="skills import",
         ),
         Operation(
             name="config",
