@@ -9,6 +9,7 @@ import asyncio
 import json
 import shutil
 import tempfile
+import typing
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from biopb_kernel_docs.surfaces import operations
+from biopb_kernel_docs.surfaces.arguments import Kind
 
 from .conftest import build_tiers
 
@@ -132,6 +134,13 @@ wrong_types = st.one_of(
     st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
 )
+
+
+def test_every_parameter_kind_has_generated_values():
+    # a kind without a strategy would be a KeyError here, and an operation using it would go unsent
+    assert set(BY_KIND) == set(typing.get_args(Kind))
+    used = {p.kind for op in operations.OPERATIONS.values() for p in op.parameters}
+    assert {"version", "path"} <= used  # the history's and the skills' operations are sent too
 
 
 def _arguments_for(op: operations.Operation):

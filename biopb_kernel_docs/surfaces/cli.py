@@ -21,6 +21,7 @@ from ..core.phrases import Surface
 from ..core.values import Author, DocView, IndexView, OutlineView, SectionView, SkillExport, to_json
 from ..text import render
 from . import operations
+from .arguments import NUMBER_DIGITS, NUMBER_LIMIT
 from .operations import Operation
 from .settings import TRAITS, resolve
 
@@ -196,13 +197,13 @@ def _add_mcp(subparsers) -> None:
 
 def _is_count(text: str) -> bool:
     """Digits 0-9 only ('²' passes str.isdigit, then int() fails on it), and not absurdly many."""
-    return 0 < len(text) <= operations.NUMBER_DIGITS and text.isascii() and text.isdigit()
+    return 0 < len(text) <= NUMBER_DIGITS and text.isascii() and text.isdigit()
 
 
 def _count(text: str) -> int:
     if not _is_count(text):
         raise argparse.ArgumentTypeError(
-            f"must be a whole number of characters from 0 to {operations.NUMBER_LIMIT:,}, not {text!r}"
+            f"must be a whole number of characters from 0 to {NUMBER_LIMIT:,}, not {text!r}"
         )
     return int(text)
 
