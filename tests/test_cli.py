@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -397,6 +398,9 @@ def test_skills_export_check_and_import_from_the_command_line(tiers, tmp_path):
     imported = _run("skills", "import", str(out), "--prefix", "lab/", "--heading", "## Lab", *other)
     assert imported.returncode == 0, imported.stderr
     assert "  created lab/flatfield from flatfield/\n" in imported.stdout
+    history = _run("read", "lab/flatfield@history", *other)
+    assert history.returncode == 0, history.stderr
+    assert re.search(r"^v1 · [^·]+ · cli · \+7 ", history.stdout, re.M), history.stdout  # by this verb
     again = _run("skills", "import", str(out), "--prefix", "lab/", *other)
     assert "Import with --replace to replace it" in again.stdout
     as_json = json.loads(

@@ -601,6 +601,10 @@ async def test_skills_export_and_import_are_operations_of_the_rest_api(jp_fetch,
         "lab/stitch-tiles",
     ]
     assert "## Imported skills\n- lab/data: how arrays are laid out\n" in server_tiers.local_text("index")
+    history = await _json(await _api(jp_fetch, "docs", "lab/flatfield@history"))
+    [version] = history["versions"]
+    assert version["author"]["surface"] == "panel"  # the import this route ran, as the Jupyter user
+    assert version["author"]["label"] == f"panel as {version['author']['name']}"
     missing = await _api(
         jp_fetch, "ops", "import_skills", method="POST", body={"dir": str(tmp_path / "nope")}
     )

@@ -300,6 +300,10 @@ def test_docs_skills_exports_and_imports_in_the_notebooks_words(kernel, module_t
     assert "- created nb/flatfield from flatfield/" in markdown
     assert markdown.endswith("\n\nRead one with %read_doc nb/flatfield.")
     assert "## From skills\n- nb/flatfield: correct uneven illumination\n" in module_tiers.local_text("index")
+    kernel_id = Path(kernel.connection_file).name.removeprefix("kernel-").removesuffix(".json")
+    (history,) = kernel.run("%read_doc nb/flatfield@history").data("text/markdown")
+    assert "- v1 · " in history
+    assert f" · magic in kernel {kernel_id[:8]} · +" in history  # the import this magic ran
     (again,) = kernel.run(f"%docs_skills import '{out}' --prefix nb/").data("text/markdown")
     assert "Import with --replace to replace it" in again
     usage = kernel.run("%docs_skills publish x")

@@ -17,6 +17,7 @@ from biopb_kernel_docs.core.skill_format import yaml_scalar
 from biopb_kernel_docs.core.skill_import import import_skills
 from biopb_kernel_docs.core.skills import RECORD_FILE, export_skills
 from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.surfaces.settings import default_shipped_dir
 
 # The format's rules, written out here from its specification rather than imported from the code
@@ -374,6 +375,21 @@ def test_import_goes_through_the_write_path_and_its_caps(tiers, out):
     [capped] = import_skills(tiers.docs(), str(out), replace=True).refused[1:]
     assert "the cap is 200" in capped.reason
     assert tiers.local_text("index") == full
+
+
+def test_an_import_is_a_version_in_the_docs_history_by_whoever_ran_it(tiers, out):
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    by = Author("magic", where="kernel-1")
+    import_skills(Docs(tiers.store(), author=by), str(out))
+    history = tiers.docs().read_doc("skills/qc@history")
+    assert [(v.number, v.author, v.added, v.current) for v in history.versions] == [(1, by, 4, True)]
+    index = tiers.docs().read_doc("index@history").versions[0]
+    assert (index.author, index.current) == (by, True)  # the entry filed first: the import's too
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n\nA threshold.\n")
+    import_skills(Docs(tiers.store(), author=Author("cli")), str(out), replace=True)
+    versions = tiers.docs().read_doc("skills/qc@history").versions
+    assert [(v.number, v.author.surface) for v in versions] == [(2, "cli"), (1, "magic")]
+    assert tiers.docs().read_doc("skills/qc@v1").text.endswith("# QC\n")
 
 
 def test_export_then_import_into_a_fresh_tier_gives_the_same_docs(tmp_path):
