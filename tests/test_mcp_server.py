@@ -303,7 +303,11 @@ async def test_the_doc_template_reads_any_doc_as_read_doc_does_in_the_handshake_
             ("flatfield", "docs://flatfield"),
             ("lab/steps", "docs://lab/steps"),
             ("lab/steps#Confirm input", "docs://lab/steps%23Confirm%20input"),
+            ("lab/steps#", "docs://lab/steps%23"),  # the outline
             ("flatfield@diff", "docs://flatfield%40diff"),
+            ("flatfield@history", "docs://flatfield%40history"),
+            ("flatfield@v1", "docs://flatfield%40v1"),
+            ("index@history", "docs://index%40history"),
             ("lab/", "docs://lab/"),
         ):
             if doc_id == "flatfield@diff":
@@ -327,6 +331,11 @@ async def test_the_doc_template_is_served_in_the_2026_era_too(home, tiers):
         resource = (await client.read_resource("docs://data")).contents[0]
         assert resource.text == text_of(await client.call_tool("read_doc", {"id": "data"}))
         assert resource.text.startswith("[data · shipped · updated")
+        await client.call_tool("write_doc", {"id": "notes", "body": "# Notes\n"})
+        for doc_id, uri in (("notes@history", "docs://notes%40history"), ("notes@v1", "docs://notes%40v1")):
+            resource = (await client.read_resource(uri)).contents[0]
+            assert resource.text == text_of(await client.call_tool("read_doc", {"id": doc_id})), uri
+            assert resource.text.startswith(f"[{doc_id} · ")
 
 
 # -- the index resource and its notifications ---------------------------------------------------------
