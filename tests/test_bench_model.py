@@ -217,4 +217,4 @@ async def test_a_command_agent_gets_the_config_and_its_reads_come_off_the_relay(
     [log] = tmp_path.glob("*/relay-1.jsonl")
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     assert entries[0]["instructions"].startswith('Doc "index"')
-    assert {"read": "no-such-doc", "ok": False} in entries
+    assert {"case": "via-cli", "arm": "catalog", "id": "no-such-doc", "ok": False} in entries

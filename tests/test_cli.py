@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -380,3 +381,39 @@ def test_read_only_verbs_create_nothing(tiers):
         assert done.returncode == 0, (verb, done.stderr)
         assert not tiers.local.exists(), f"{verb[0]} created the local docs directory"
     assert sorted(home.rglob("*")) == before
+
+
+def test_skills_export_check_and_import_from_the_command_line(tiers, tmp_path):
+    out = tmp_path / "skills"
+    check = _run("skills", "export", str(out), "--check", *_tier_args(tiers))
+    assert check.returncode == 1, check.stderr  # --check found something to change
+    assert check.stdout.startswith("Nothing was written (--check). Exporting the docs the index lists")
+    assert not out.exists()
+    done = _run("skills", "export", str(out), *_tier_args(tiers))
+    assert done.returncode == 0, done.stderr
+    assert f"to {out}: 2 created.\n  created flatfield\n  created stitch-tiles\n" in done.stdout
+    assert "--all exports them too" not in done.stdout  # no link leaves the procedures here
+    assert _run("skills", "export", str(out), "--check", *_tier_args(tiers)).returncode == 0
+    other = ["--shipped-dir", str(tiers.shipped), "--docs-local-dir", str(tmp_path / "other")]
+    imported = _run("skills", "import", str(out), "--prefix", "lab/", "--heading", "## Lab", *other)
+    assert imported.returncode == 0, imported.stderr
+    assert "  created lab/flatfield from flatfield/\n" in imported.stdout
+    history = _run("read", "lab/flatfield@history", *other)
+    assert history.returncode == 0, history.stderr
+    assert re.search(r"^v1 · [^·]+ · cli · \+7 ", history.stdout, re.M), history.stdout  # by this verb
+    again = _run("skills", "import", str(out), "--prefix", "lab/", *other)
+    assert "Import with --replace to replace it" in again.stdout
+    as_json = json.loads(
+        _run("skills", "import", str(out), "--prefix=lab/", "--json", "--replace", *other).stdout
+    )
+    assert as_json["type"] == "SkillImport"
+    assert [s["outcome"] for s in as_json["imported"]] == ["unchanged", "unchanged"]
+
+
+def test_skills_without_a_verb_says_which_verbs_there_are(tiers):
+    done = _run("skills")
+    assert done.returncode == 2
+    assert "Give a verb: biopb-kernel-docs skills export or skills import" in done.stderr
+    missing = _run("skills", "import", "/no/such/dir", *_tier_args(tiers))
+    assert missing.returncode == 2  # the caller's mistake, said on stderr
+    assert "No directory /no/such/dir" in missing.stderr

@@ -51,6 +51,19 @@ def test_dev_start_passes_verbs_to_the_command_line(tmp_path):
     )
 
 
+def test_dev_start_knows_every_verb_of_the_command_line():
+    import argparse
+
+    from biopb_kernel_docs.surfaces.cli import build_parser
+
+    [subparsers] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    script = (ROOT / "dev").read_text()
+    [listed] = re.findall(r'^verbs=" (.*) "$', script, re.M)
+    assert sorted(listed.split()) == sorted(subparsers.choices)  # restore, skills, bench, ... all pass
+    [usage] = re.findall(r"usage: \./dev start \[JUPYTERLAB ARGS\.\.\. \| ([a-z|]+) ARGS", script)
+    assert usage.split("|") == listed.split()
+
+
 # tests/test_handlers.py loads pytest-jupyter for the whole session; two of its autouse fixtures
 # would close the event loop Playwright's sync API keeps running. This module starts no
 # pytest-jupyter server, so both stand down here (as in test_panel_browser).

@@ -582,3 +582,46 @@ def test_the_server_remembers_at_most_256_callers_the_least_recent_forgotten_fir
     assert len(service._callers) == MAX_CALLERS
     assert service.docs_for("user-0") is first
     assert "user-1" not in service._callers
+
+
+async def test_skills_export_and_import_are_operations_of_the_rest_api(jp_fetch, server_tiers, tmp_path):
+    out = tmp_path / "skills"
+    response = await _api(
+        jp_fetch, "ops", "export_skills", method="POST", body={"dir": str(out), "all": True}
+    )
+    assert response.code == 200
+    exported = await _json(response)
+    assert exported["type"] == "SkillExport"
+    assert [(s["name"], s["action"]) for s in exported["skills"]] == [
+        ("data", "created"),
+        ("flatfield", "created"),
+        ("stitch-tiles", "created"),
+    ]
+    assert (out / "flatfield" / "SKILL.md").is_file()
+    response = await _api(
+        jp_fetch, "ops", "import_skills", method="POST", body={"dir": str(out), "prefix": ""}
+    )
+    assert response.code == 200
+    imported = await _json(response)
+    assert imported["type"] == "SkillImport"
+    assert imported["imported"] == []
+    assert [note["name"] for note in imported["refused"]] == ["data/", "flatfield/", "stitch-tiles/"]
+    assert 'Import with "replace": true to replace it' in imported["refused"][0]["reason"]
+    response = await _api(
+        jp_fetch, "ops", "import_skills", method="POST", body={"dir": str(out), "prefix": "lab/"}
+    )
+    assert [s["id"] for s in (await _json(response))["imported"]] == [
+        "lab/data",
+        "lab/flatfield",
+        "lab/stitch-tiles",
+    ]
+    assert "## Imported skills\n- lab/data: how arrays are laid out\n" in server_tiers.local_text("index")
+    history = await _json(await _api(jp_fetch, "docs", "lab/flatfield@history"))
+    [version] = history["versions"]
+    assert version["author"]["surface"] == "panel"  # the import this route ran, as the Jupyter user
+    assert version["author"]["label"] == f"panel as {version['author']['name']}"
+    missing = await _api(
+        jp_fetch, "ops", "import_skills", method="POST", body={"dir": str(tmp_path / "nope")}
+    )
+    assert missing.code == 400
+    assert "No directory" in (await _json(missing))["message"]

@@ -66,13 +66,15 @@ def test_every_route_that_takes_a_body_is_listed():
         "file_doc",
         "ignore_doc",
         "handshake",
+        "export_skills",
+        "import_skills",
     } | {"review", "mark_reviewed", "revert_hunk", "config"} | {
         "restore_doc",
         "diff_versions",
         "retire_doc",
         "drop_local_copy",
     }
-    assert len(BODY_ROUTES) == 16
+    assert len(BODY_ROUTES) == 18
 
 
 # Cases loop inside one test where they share a server: each Jupyter Server costs most of a second.

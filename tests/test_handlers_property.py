@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+import tempfile
+import typing
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -16,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from biopb_kernel_docs.surfaces import operations
+from biopb_kernel_docs.surfaces.arguments import Kind
 
 from .conftest import build_tiers
 
@@ -103,6 +107,15 @@ versions = st.one_of(
     st.sampled_from(["1", "v1", "V2", "v", "v0", "0", "²", "v١", "v" + "9" * 5000, "1.5", " v1", "vv1"]),
     st.integers(min_value=-(10**30), max_value=10**30),
 )
+# skills export/import take a directory: hostile ones, and names inside one sandbox, so that no
+# generated request writes anywhere else on the machine.
+SANDBOX = tempfile.mkdtemp(prefix="biopb-property-skills-")
+paths = st.one_of(
+    st.sampled_from(["", " ", "\x00", "a\x00b", "\ud800", SANDBOX + "/missing/deeper", SANDBOX]),
+    st.text(st.characters(blacklist_characters="/\\\x00"), min_size=1, max_size=12)
+    .filter(lambda name: name not in (".", ".."))
+    .map(lambda name: f"{SANDBOX}/{name}"),
+)
 BY_KIND = {
     "id": ids,
     "text": doc_texts,
@@ -112,6 +125,7 @@ BY_KIND = {
     "query": queries,
     "flag": flags,
     "version": versions,
+    "path": paths,
 }
 wrong_types = st.one_of(
     st.none(),
@@ -120,6 +134,13 @@ wrong_types = st.one_of(
     st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
 )
+
+
+def test_every_parameter_kind_has_generated_values():
+    # a kind without a strategy would be a KeyError here, and an operation using it would go unsent
+    assert set(BY_KIND) == set(typing.get_args(Kind))
+    used = {p.kind for op in operations.OPERATIONS.values() for p in op.parameters}
+    assert {"version", "path"} <= used  # the history's and the skills' operations are sent too
 
 
 def _arguments_for(op: operations.Operation):
@@ -184,6 +205,12 @@ requests = st.one_of(
         st.text(max_size=20).map(lambda k: k.encode("utf-8", "surrogatepass").decode("latin-1")),
     ),
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _sandbox_removed():
+    yield
+    shutil.rmtree(SANDBOX, ignore_errors=True)
 
 
 @pytest.fixture

@@ -283,3 +283,33 @@ def test_a_replace_cell_keeps_the_trailing_indentation_of_old_and_new():
 
     cell = "<<<<<<< old\n    first()\n    \n=======\n    second()\n    \n"
     assert split_replacement(cell) == ("    first()\n    ", "    second()\n    ")
+
+
+def test_docs_skills_exports_and_imports_in_the_notebooks_words(kernel, module_tiers, tmp_path):
+    out = tmp_path / "skill dir"  # a space: the magic takes the rest of the line as the one path
+    check = kernel.run(f"%docs_skills export {out} --all --check")
+    assert check.error is None
+    (markdown,) = check.data("text/markdown")
+    assert markdown.startswith("**Nothing was written (--check). Exporting every listed doc to")
+    assert not out.exists()
+    assert kernel.run(f"%docs_skills export {out}").error is None
+    assert (out / "flatfield" / "SKILL.md").is_file()
+    result = kernel.run(f"%docs_skills import '{out}' --prefix nb/ --heading '## From skills'")
+    assert result.error is None
+    (markdown,) = result.data("text/markdown")
+    assert "- created nb/flatfield from flatfield/" in markdown
+    assert markdown.endswith("\n\nRead one with %read_doc nb/flatfield.")
+    assert "## From skills\n- nb/flatfield: correct uneven illumination\n" in module_tiers.local_text("index")
+    kernel_id = Path(kernel.connection_file).name.removeprefix("kernel-").removesuffix(".json")
+    (history,) = kernel.run("%read_doc nb/flatfield@history").data("text/markdown")
+    assert "- v1 · " in history
+    assert f" · magic in kernel {kernel_id[:8]} · +" in history  # the import this magic ran
+    (again,) = kernel.run(f"%docs_skills import '{out}' --prefix nb/").data("text/markdown")
+    assert "Import with --replace to replace it" in again
+    usage = kernel.run("%docs_skills publish x")
+    assert usage.error["ename"] == "UsageError"
+    assert usage.error["evalue"].startswith(
+        "%docs_skills takes export or import first. Usage: %docs_skills export DIR"
+    )
+    help_text = kernel.run("print(get_ipython().find_line_magic('docs_skills').__doc__)").stdout
+    assert "%docs_skills import DIR [--replace] [--prefix PREFIX] [--heading HEADING]" in help_text

@@ -11,14 +11,17 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
+from mcp.shared.exceptions import MCPError
 
-from biopb_kernel_docs.surfaces.mcp_server import INDEX_URI
-from biopb_kernel_docs.surfaces.operations import (
+from biopb_kernel_docs.surfaces.mcp_server import DOC_URI_TEMPLATE, INDEX_URI
+from biopb_kernel_docs.surfaces.operations import OPERATIONS
+from biopb_kernel_docs.text.handshake import HEADER
+from biopb_kernel_docs.text.tools import (
     READ_DOC_DESCRIPTION,
+    RESTORE_DOC_DESCRIPTION,
     SEARCH_DOCS_DESCRIPTION,
     WRITE_DOC_DESCRIPTION,
 )
-from biopb_kernel_docs.text.handshake import HEADER
 
 from .kernels import Kernel, mcp_server
 
@@ -125,15 +128,43 @@ async def test_both_eras_read_sections_outlines_collections_and_search(home, tie
         assert "not a pattern RE2 accepts" in text_of(refused)
 
 
+# Issue 19: with no instructions from its host, a model given only the tool descriptions opened every
+# conversation with read_doc("index"); this first sentence is what keeps that true.
+STANDALONE_SENTENCE = (
+    'Read one doc of the biopb knowledge store you share with the user; start with read_doc("index") '
+    "when the index is not already in view, since its lines say which doc to read for which request."
+)
+HOST_DESCRIPTION_CUT = 2048  # Claude Code cuts each tool description there
+
+
+MCP_TOOLS = ["read_doc", "restore_doc", "search_docs", "write_doc"]
+
+
 def test_tool_descriptions_fit_hosts_and_name_what_they_must():
+    assert READ_DOC_DESCRIPTION.startswith(STANDALONE_SENTENCE + " ")
     assert len(SEARCH_DOCS_DESCRIPTION.encode()) < 1024
     assert "regex" in SEARCH_DOCS_DESCRIPTION
-    assert len(READ_DOC_DESCRIPTION) < 2048
-    assert len(WRITE_DOC_DESCRIPTION) < 2048
+    described = {name: op.mcp_description for name, op in OPERATIONS.items() if op.mcp_description}
+    assert sorted(described) == MCP_TOOLS
+    assert described["restore_doc"] == RESTORE_DOC_DESCRIPTION
+    for name, description in described.items():
+        assert len(description) < HOST_DESCRIPTION_CUT, (name, len(description))
     for needle in ('read_doc("index")', "@diff", "[[id]]"):
         assert needle in READ_DOC_DESCRIPTION
     bullets = WRITE_DOC_DESCRIPTION.split("Before writing:\n")[1].split("\n\n")[0].split("\n- ")
     assert len(bullets) == 5
+
+
+async def test_every_tool_description_a_host_receives_stands_alone_within_its_cut(home, tiers):
+    for params in (own_kernel(home, tiers), own_kernel(home, tiers, "--in-process")):
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            tools = {tool.name: tool.description for tool in (await session.list_tools()).tools}
+        assert sorted(tools) == MCP_TOOLS
+        assert all(len(description) < HOST_DESCRIPTION_CUT for description in tools.values()), {
+            name: len(d) for name, d in tools.items()
+        }
+        assert tools["read_doc"].split(". ")[0] + "." == STANDALONE_SENTENCE
 
 
 async def test_handshake_for_claude_code_fits_its_documented_cap(home, tiers):
@@ -256,6 +287,55 @@ async def test_the_server_prints_no_kernel_warning_a_user_cannot_act_on(home, ti
         printed = errlog.read()
     assert "without encryption" not in printed
     assert "Traceback" not in printed
+
+
+# -- docs as resources (issue 19) ------------------------------------------------------------------------
+
+
+async def test_the_doc_template_reads_any_doc_as_read_doc_does_in_the_handshake_era(home, tiers):
+    tiers.ship("lab/steps", SECTIONED)
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert [str(r.uri) for r in (await session.list_resources()).resources] == [INDEX_URI]
+        [template] = (await session.list_resource_templates()).resource_templates
+        assert (template.uri_template, template.mime_type) == (DOC_URI_TEMPLATE, "text/markdown")
+        for doc_id, uri in (
+            ("flatfield", "docs://flatfield"),
+            ("lab/steps", "docs://lab/steps"),
+            ("lab/steps#Confirm input", "docs://lab/steps%23Confirm%20input"),
+            ("lab/steps#", "docs://lab/steps%23"),  # the outline
+            ("flatfield@diff", "docs://flatfield%40diff"),
+            ("flatfield@history", "docs://flatfield%40history"),
+            ("flatfield@v1", "docs://flatfield%40v1"),
+            ("index@history", "docs://index%40history"),
+            ("lab/", "docs://lab/"),
+        ):
+            if doc_id == "flatfield@diff":
+                await session.call_tool(
+                    "write_doc", {"id": "flatfield", "old": "Step one.", "new": "Step 1."}
+                )
+            resource = (await session.read_resource(uri)).contents[0]
+            tool = text_of(await session.call_tool("read_doc", {"id": doc_id}))
+            assert resource.text == tool, uri
+            assert resource.mime_type == "text/markdown"
+        with pytest.raises(MCPError, match=r"No doc 'flatfeld'\. Did you mean 'flatfield'"):
+            await session.read_resource("docs://flatfeld")
+
+
+async def test_the_doc_template_is_served_in_the_2026_era_too(home, tiers):
+    async with Client(own_kernel(home, tiers)) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert [str(r.uri) for r in (await client.list_resources()).resources] == [INDEX_URI]
+        [template] = (await client.list_resource_templates()).resource_templates
+        assert template.uri_template == DOC_URI_TEMPLATE
+        resource = (await client.read_resource("docs://data")).contents[0]
+        assert resource.text == text_of(await client.call_tool("read_doc", {"id": "data"}))
+        assert resource.text.startswith("[data · shipped · updated")
+        await client.call_tool("write_doc", {"id": "notes", "body": "# Notes\n"})
+        for doc_id, uri in (("notes@history", "docs://notes%40history"), ("notes@v1", "docs://notes%40v1")):
+            resource = (await client.read_resource(uri)).contents[0]
+            assert resource.text == text_of(await client.call_tool("read_doc", {"id": doc_id})), uri
+            assert resource.text.startswith(f"[{doc_id} · ")
 
 
 # -- the index resource and its notifications ---------------------------------------------------------

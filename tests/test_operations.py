@@ -54,3 +54,41 @@ def test_unknown_argument_names_of_any_type_and_size_are_refused_and_quoted_shor
     assert message.startswith("read_doc has no argument ")
     assert message.endswith("; it takes id.")
     assert len(message) < 200
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "says"),
+    [
+        (
+            "export_skills",
+            {"dir": "OUT", "al": True},
+            "export_skills has no argument 'al'; it takes all, check, dir.",
+        ),
+        (
+            "import_skills",
+            {"dir": "OUT", "id": "x"},
+            "import_skills has no argument 'id'; it takes dir, heading,",
+        ),
+        ("export_skills", {"dir": 7}, "export_skills's 'dir' must be a string, not int."),
+        ("import_skills", {"dir": ["out"]}, "import_skills's 'dir' must be a string, not list."),
+        (
+            "export_skills",
+            {"dir": "OUT", "check": "true"},
+            "export_skills's 'check' is true or false, not 'true'.",
+        ),
+        ("import_skills", {"dir": "OUT", "replace": 1}, "import_skills's 'replace' is true or false, not 1."),
+        ("import_skills", {"dir": "OUT", "prefix": 3}, "import_skills's 'prefix' must be a string, not int."),
+        ("export_skills", {}, "export_skills needs 'dir': The skills directory"),
+    ],
+)
+def test_the_skills_operations_take_their_arguments_through_the_same_checks(
+    reviewed, tiers, tmp_path, name, arguments, says
+):
+    out = tmp_path / "out"  # where a run that slipped past the checks would write
+    out.mkdir()
+    arguments = {key: str(out) if value == "OUT" else value for key, value in arguments.items()}
+    with pytest.raises(InvalidArguments) as caught:
+        operations.run(reviewed, name, arguments)
+    assert str(caught.value).startswith(says)
+    assert list(out.iterdir()) == []
+    assert not tiers.local.exists()

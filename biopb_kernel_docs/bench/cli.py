@@ -1,5 +1,5 @@
-"""``biopb-kernel-docs bench``: ``setup`` one isolated tree, ``run`` the cases, and the ``relay``
-a command agent's MCP config points at."""
+"""``biopb-kernel-docs bench``: ``setup`` one isolated tree, ``run`` the cases, ``score`` a log of
+reads made anywhere, and the ``relay`` a command agent's MCP config points at."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import anyio
-from traitlets import Bool, Integer, Unicode
+from traitlets import Bool, Integer, List, Unicode
 from traitlets.config import Application
 
 from .._version import __version__
@@ -137,22 +137,76 @@ class RunCommand(BenchCommand):
             print(anyio.run(finish, plans, skipped, cases, Path(self.cases), work, results))
 
 
+class ScoreCommand(BenchCommand):
+    name = "biopb-kernel-docs bench score"
+    description = (
+        "Score a log of reads (JSON lines {case, id}, as the relay writes, or a run made by hand) "
+        "against a cases file, in the report bench run writes."
+    )
+    usage = (
+        "biopb-kernel-docs bench score --cases FILE --reads [ARM=]FILE [--reads ...] [--ran FILE] "
+        "[--agent NAME] [--budget none|CHARS] [--title TEXT] [--results DIR] [--shipped-dir DIR]"
+    )
+    cases = Unicode(None, allow_none=True, help="JSON list of {id, request, expect}.").tag(config=True)
+    reads = List(
+        Unicode(),
+        help="A log of reads (JSON lines) or a bench run's report.json; ARM=FILE puts its reads in ARM. "
+        "Repeatable.",
+    ).tag(config=True)
+    ran = Unicode(
+        None, allow_none=True, help='JSON {"<arm>": [case ids]}: which cases each arm ran (default: all).'
+    ).tag(config=True)
+    agent = Unicode("agent", help="The agent's name, for reads whose line names none.").tag(config=True)
+    budget = Unicode("none", help="The instruction budget, for reads whose line names none.").tag(config=True)
+    title = Unicode("Scored reads", help="The report's title.").tag(config=True)
+    results = Unicode(None, allow_none=True, help="Directory for report.json and report.md.").tag(config=True)
+    shipped_dir = Unicode(None, allow_none=True, help="The shipped tier (default: the package's seed).").tag(
+        config=True
+    )
+    aliases = {
+        name.replace("_", "-"): f"ScoreCommand.{name}"
+        for name in ("cases", "reads", "ran", "agent", "budget", "title", "results", "shipped_dir")
+    }
+
+    def run(self) -> None:
+        from .plans import score_reads
+
+        if self.extra_args:
+            self.usage_error(f"score takes no arguments, got {' '.join(self.extra_args)!r}.")
+        if not self.cases or not self.reads:
+            self.usage_error("Give the cases with --cases FILE and the reads with --reads FILE.")
+        print(
+            score_reads(
+                cases_path=Path(self.cases),
+                reads=list(self.reads),
+                ran=Path(self.ran) if self.ran else None,
+                agent=self.agent,
+                budget=self.budget,
+                title=self.title,
+                shipped_dir=Path(self.shipped_dir) if self.shipped_dir else None,
+                results=Path(self.results) if self.results else None,
+            )
+        )
+
+
 class RelayCommand(BenchCommand):
     name = "biopb-kernel-docs bench relay"
     description = "Pass stdio to an MCP server command and back, logging the docs read (for command agents)."
-    usage = "biopb-kernel-docs bench relay --log FILE -- SERVER COMMAND..."
+    usage = "biopb-kernel-docs bench relay --log FILE [--case ID] [--arm ARM] -- SERVER COMMAND..."
     # Not "log": that is the Application's logger.
     log_file = Unicode(None, allow_none=True, help="JSON-lines file the reads are appended to.").tag(
         config=True
     )
-    aliases = {"log": "RelayCommand.log_file"}
+    case = Unicode("", help="The case each logged read belongs to.").tag(config=True)
+    arm = Unicode("", help="The arm each logged read belongs to.").tag(config=True)
+    aliases = {"log": "RelayCommand.log_file", "case": "RelayCommand.case", "arm": "RelayCommand.arm"}
 
     def run(self) -> None:
         from .command_agent import relay
 
         if not self.log_file or not self.extra_args:
             self.usage_error("relay needs --log FILE and the server command after --.")
-        self.exit(relay(Path(self.log_file), list(self.extra_args)))
+        self.exit(relay(Path(self.log_file), list(self.extra_args), self.case, self.arm))
 
 
 class BenchApp(Application):
@@ -162,6 +216,7 @@ class BenchApp(Application):
     subcommands = {
         "setup": (SetupCommand, SetupCommand.description),
         "run": (RunCommand, RunCommand.description),
+        "score": (ScoreCommand, ScoreCommand.description),
         "relay": (RelayCommand, RelayCommand.description),
     }
 

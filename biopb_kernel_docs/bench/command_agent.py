@@ -7,8 +7,9 @@ request is sent on stdin), e.g.::
     claude -p {request} --mcp-config {mcp_config} --strict-mcp-config
 
 The config does not point at the server directly but at ``biopb-kernel-docs bench relay``, which
-starts the real server, passes every message through unchanged, and logs what was read: that log
-is how the bench knows what an agent it cannot see into read.
+starts the real server, passes every message through unchanged, and logs what was read, one JSON
+line per read, ``{"case", "arm", "id", "ok"}``: that log is how the bench knows what an agent it
+cannot see into read, and ``bench score`` scores such a log (or one made by hand) the same way.
 """
 
 from __future__ import annotations
@@ -57,9 +58,12 @@ class CommandAgent:
         self.template = template
         self.timeout = timeout
 
-    async def run_in_tree(self, tree: BenchTree, budget: int | None, request: str, label: str) -> AgentRun:
+    async def run_in_tree(
+        self, tree: BenchTree, budget: int | None, request: str, label: str, case: str = ""
+    ) -> AgentRun:
         log = tree.root / f"relay-{label}.jsonl"
-        relay = [sys.executable, "-m", "biopb_kernel_docs", "bench", "relay", "--log", str(log), "--"]
+        relay = [sys.executable, "-m", "biopb_kernel_docs", "bench", "relay", "--log", str(log)]
+        relay += ["--case", case, "--arm", tree.arm, "--"]
         config_path = tree.root / f"agent-mcp-{label}.json"
         config = tree.mcp_config(argv=[*relay, *tree.argv(budget)])
         config_path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
@@ -90,14 +94,14 @@ def relay_reads(log: Path) -> tuple[str, ...]:
     read = []
     for line in log.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
-        if entry.get("read") and entry.get("ok"):
-            read.append(entry["read"])
+        if entry.get("id") and entry.get("ok"):
+            read.append(entry["id"])
     return tuple(dict.fromkeys(read))
 
 
-def relay(log_path: Path, argv: list[str]) -> int:
-    """Serve stdio by passing it to ``argv`` (the MCP server) and back, logging reads and the
-    instructions sent; returns the server's exit code."""
+def relay(log_path: Path, argv: list[str], case: str = "", arm: str = "") -> int:
+    """Serve stdio by passing it to ``argv`` (the MCP server) and back, logging reads (as
+    ``{"case", "arm", "id", "ok"}``) and the instructions sent; returns the server's exit code."""
     server = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=os.environ.copy())
     pending: dict[Any, str] = {}
     lock = threading.Lock()
@@ -123,7 +127,8 @@ def relay(log_path: Path, argv: list[str]) -> int:
                 message = _parse(line)
                 result = message.get("result") or {}
                 if message.get("id") in pending:
-                    note({"read": pending.pop(message["id"]), "ok": not result.get("isError", False)})
+                    doc_id = pending.pop(message["id"])
+                    note({"case": case, "arm": arm, "id": doc_id, "ok": not result.get("isError", False)})
                 if isinstance(result.get("instructions"), str):
                     note({"instructions": result["instructions"]})
                 sink.write(line)

@@ -14,7 +14,8 @@ from .command_agent import CommandAgent, command_template
 from .errors import BenchError
 from .model_agent import ModelAgent, model_config
 from .report import _results_table, build_report, render_markdown, write_report
-from .runner import Plan, Progress, procedure_ids_of, run_plan, shipped_ids_of
+from .runner import Outcome, Plan, Progress, procedure_ids_of, run_plan, shipped_ids_of
+from .score import SCORED_MEASURES, parse_source, read_ran, score
 from .tree import ARMS
 
 AGENTS = ("lexical", "embedding", "model", "command")
@@ -144,6 +145,17 @@ async def finish(
             for a in (*plan.session_agents, *plan.command_agents)
         },
     }
+    return _written(outcomes, cases, shipped_dir, meta, results)
+
+
+def _written(
+    outcomes: list[Outcome],
+    cases: tuple[Case, ...],
+    shipped_dir: Path,
+    meta: dict[str, Any],
+    results: Path | None,
+) -> str:
+    """The report of ``outcomes``, written under ``results``; the summary for the terminal."""
     report = build_report(
         outcomes, cases, shipped_ids_of(shipped_dir), procedure_ids_of(shipped_dir, cases), meta
     )
@@ -154,3 +166,44 @@ async def finish(
     else:
         lines += ["", render_markdown(report, cases)]
     return "\n".join(lines)
+
+
+def score_reads(
+    *,
+    cases_path: Path,
+    reads: list[str],
+    ran: Path | None,
+    agent: str,
+    budget: str,
+    title: str,
+    shipped_dir: Path | None,
+    results: Path | None,
+) -> str:
+    """``bench score``: the reads scored and reported as ``bench run`` reports its own."""
+    cases = load_cases(cases_path)
+    if "," in budget:
+        raise BenchError(f"--budget {budget!r}: give one budget, 'none' or a number of characters.")
+    [chosen_budget] = parse_budgets(budget)
+    shipped_dir = (shipped_dir or default_shipped_dir()).resolve()
+    sources = [parse_source(text) for text in reads]
+    outcomes = score(
+        sources, cases, procedure_ids_of(shipped_dir, cases), read_ran(ran), agent, chosen_budget
+    )
+    meta: dict[str, Any] = {
+        "title": title,
+        "measures": SCORED_MEASURES,
+        "cases_file": str(cases_path),
+        "reads": [f"{s.arm}={s.path}" if s.arm else str(s.path) for s in sources],
+        "ran_file": str(ran) if ran else None,
+        "scored_per_arm": {
+            arm: len({o.case for o in outcomes if o.arm == arm})
+            for arm in dict.fromkeys(o.arm for o in outcomes)
+        },
+        "shipped_dir": str(shipped_dir),
+        "version": __version__,
+        "agents": list(dict.fromkeys(o.agent for o in outcomes)),
+        "skipped": {},
+        "budgets": list(dict.fromkeys(o.budget for o in outcomes)),
+        "trials": {o.agent: max(x.trial for x in outcomes if x.agent == o.agent) for o in outcomes},
+    }
+    return _written(outcomes, cases, shipped_dir, meta, results)

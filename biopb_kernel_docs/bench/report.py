@@ -66,8 +66,7 @@ def build_report(
                 "top1": sum(o.first_pick for o in chosen),
                 "read_a_procedure": sum(bool(set(o.read) & procedures) for o in chosen),
             }
-            if any(o.ranked for o in chosen):
-                entry["top3"] = sum(_top3(o, by_id[o.case]) for o in chosen)
+            entry["top3"] = sum(_top3(o, by_id[o.case]) for o in chosen)
             counted = sorted(o.chars for o in chosen if o.chars is not None)
             if counted:
                 entry["chars_median"] = _percentile(counted, 50)
@@ -75,7 +74,7 @@ def build_report(
             summary.append(entry)
     comparisons = []
     for agent, budget in dict.fromkeys((a, b) for a, b, _ in groups):
-        for other in ("ablated", "inline"):
+        for other in _other_arms(arm for _, _, arm in groups):
             if (agent, budget, "catalog") not in groups or (agent, budget, other) not in groups:
                 continue
             for scope, ids in scopes.items():
@@ -140,10 +139,21 @@ def _chars(entry: dict[str, Any] | None) -> str:
     return f"{entry['chars_median']:,} ({entry['chars_p90']:,})"
 
 
+def _other_arms(arms) -> list[str]:
+    """The arms compared with the catalog: the bench's own first, then any other a log names."""
+    present = list(dict.fromkeys(arms))
+    return [arm for arm in ("ablated", "inline") if arm in present] + [
+        arm for arm in present if arm not in ("catalog", "ablated", "inline")
+    ]
+
+
 def _top3(outcome: Outcome, case: Case) -> bool:
+    """An expected doc among the three best-ranked entries; for an agent that ranks nothing we can
+    see (a model, a logged run), among its first three reads other than the index."""
     if not case.expect:
         return outcome.passed
-    return bool(set(outcome.ranked[:3]) & set(case.expect))
+    best = outcome.ranked[:3] if outcome.ranked else [i for i in outcome.read if i != "index"][:3]
+    return bool(set(best) & set(case.expect))
 
 
 def _case_outcomes(group: Sequence[Outcome], ids: set[str]) -> dict[str, bool]:
@@ -157,12 +167,15 @@ def _case_outcomes(group: Sequence[Outcome], ids: set[str]) -> dict[str, bool]:
 
 def render_markdown(report: dict[str, Any], cases: Sequence[Case]) -> str:
     bench = report["bench"]
-    lines = [f"# Ablation run, {bench['written'][:10]}", ""]
+    lines = [f"# {bench.get('title', 'Ablation run')}, {bench['written'][:10]}", ""]
     lines.append(
         f"{bench['cases']} cases from `{bench.get('cases_file', '?')}`; "
         f"{len(bench['answerable'])} are answerable in this tree (an expected doc ships, or nothing "
         "is expected)."
     )
+    if bench.get("scored_per_arm"):
+        counts = ", ".join(f"{arm} {n}" for arm, n in bench["scored_per_arm"].items())
+        lines.append(f"Cases scored, per arm: {counts}; the reads came from {', '.join(bench['reads'])}.")
     if bench["unanswerable"]:
         missing = sorted({i for ids in bench["unanswerable"].values() for i in ids})
         lines.append(
@@ -172,7 +185,7 @@ def render_markdown(report: dict[str, Any], cases: Sequence[Case]) -> str:
     lines += ["", f"Agents: {', '.join(bench.get('agents', []))}."]
     for agent, reason in bench.get("skipped", {}).items():
         lines.append(f"- {agent}: {reason}")
-    lines += ["", OFFLINE_MEASURES, ""]
+    lines += ["", bench.get("measures", OFFLINE_MEASURES), ""]
     for scope, title in (("answerable", "answerable cases"), ("all", "all cases")):
         lines += [f"## Results, {title}", ""]
         lines += _results_table(report, scope)
@@ -190,8 +203,8 @@ def _comparison_cell(comparison: dict[str, Any] | None) -> str:
 
 def _results_table(report: dict[str, Any], scope: str) -> list[str]:
     summary = {(s["agent"], s["budget"], s["arm"]): s for s in report["summary"] if s["scope"] == scope}
-    arms = [arm for arm in ("catalog", "ablated", "inline") if any(key[2] == arm for key in summary)]
-    others = [arm for arm in arms if arm != "catalog"]
+    others = _other_arms(key[2] for key in summary)
+    arms = ["catalog", *others] if any(key[2] == "catalog" for key in summary) else others
     compared = {
         (c["agent"], c["budget"], c["arms"][1]): c for c in report["comparisons"] if c["scope"] == scope
     }

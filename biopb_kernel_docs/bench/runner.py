@@ -172,7 +172,7 @@ async def run_unit(
             f"{label}.{agent.name}",
             arm,
             lambda tree, agent=agent: _one(
-                agent.name, agent.run_in_tree(tree, budget, case.request, f"{trial}")
+                agent.name, agent.run_in_tree(tree, budget, case.request, f"{trial}", case.id)
             ),
         )
     return [

@@ -58,6 +58,11 @@ def replace_call(doc_id: str, old: str, new: str) -> str:
     return _placeholder("edit", json.dumps([doc_id, old, new]))
 
 
+def flag(name: str) -> str:
+    """How the surface turns on an operation's flag: ``--replace`` in a shell or a magic."""
+    return _placeholder("flag", name)
+
+
 def _edit(spell):
     return lambda packed: spell(*json.loads(packed))
 
@@ -114,6 +119,7 @@ _AGENT = {
     "replace": lambda i: f'write_doc("{i}", old=..., new=...)',
     "edit": _edit(lambda i, old, new: f"write_doc({_quoted(i)}, old={_quoted(old)}, new={_quoted(new)})"),
     "argument": lambda name: name,
+    "flag": lambda name: f"{name}=true",
 }
 _NOTEBOOK = {
     "read": lambda i: f"%read_doc {_word(i)}",
@@ -131,6 +137,7 @@ _NOTEBOOK = {
         "new": "the new text (after '=======')",
         "if_match": "--if-match",
     }.get(name, name),
+    "flag": lambda name: f"--{name.replace('_', '-')}",
 }
 _CLI = {
     "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {_word(i)}",
@@ -145,6 +152,7 @@ _CLI = {
         lambda i, old, new: f"biopb-kernel-docs write {i} --old={shlex.quote(old)} --new={shlex.quote(new)}"
     ),
     "argument": lambda name: f"--{name.replace('_', '-')}" + ("" if name == "if_match" else "-file"),
+    "flag": lambda name: f"--{name.replace('_', '-')}",
 }
 # Phrases stand where a call does ("X lists them all", "create it with X"): noun phrases.
 _PANEL = {
@@ -170,6 +178,7 @@ _PANEL = {
     "argument": lambda name: {"body": "the text", "old": "the old text", "new": "the new text"}.get(
         name, name
     ),
+    "flag": lambda name: f'"{name}": true',
 }
 _SURFACES = {Surface.AGENT: _AGENT, Surface.NOTEBOOK: _NOTEBOOK, Surface.CLI: _CLI, Surface.PANEL: _PANEL}
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from .history_values import Author, HistoryView, VersionDiffView, VersionInfo, VersionView
 from .ids import relative_doc_path
+from .skill_values import ExportedSkill, ImportedSkill, SkillExport, SkillImport, SkillNote
 
 Tier = Literal["shipped", "local"]
 Marker = Literal["missing", "local copy"]
@@ -377,6 +378,11 @@ VALUE_TYPES: dict[str, type] = {
         ReviewItem,
         ReviewView,
         HandshakeView,
+        SkillNote,
+        ExportedSkill,
+        SkillExport,
+        ImportedSkill,
+        SkillImport,
     )
 }
 

@@ -18,9 +18,10 @@ from typing import Any, NoReturn
 from .._version import __version__
 from ..core.errors import DocsError, InvalidArguments, InvalidDocId
 from ..core.phrases import Surface
-from ..core.values import Author, DocView, IndexView, OutlineView, SectionView, to_json
+from ..core.values import Author, DocView, IndexView, OutlineView, SectionView, SkillExport, to_json
 from ..text import render
 from . import operations
+from .arguments import NUMBER_DIGITS, NUMBER_LIMIT
 from .operations import Operation
 from .settings import TRAITS, resolve
 
@@ -62,6 +63,16 @@ EXAMPLES = {
     "ignore": ["biopb-kernel-docs ignore deconvolution"],
     "config": ["biopb-kernel-docs config", "biopb-kernel-docs config --docs-local-dir ~/lab-docs"],
     "doctor": ["biopb-kernel-docs doctor", "biopb-kernel-docs doctor --no-kernel"],
+    "skills export": [
+        "biopb-kernel-docs skills export .claude/skills            # the procedures, for Claude Code",
+        "biopb-kernel-docs skills export .agents/skills --all      # every listed doc",
+        "biopb-kernel-docs skills export .claude/skills --check    # what would change; exits 1 if any",
+    ],
+    "skills import": [
+        "biopb-kernel-docs skills import ~/lab/skills                 # as skills/<name>",
+        "biopb-kernel-docs skills import ~/lab/skills --prefix lab/ --heading '## Lab skills'",
+        "biopb-kernel-docs skills import ~/lab/skills --replace       # replace docs imported before",
+    ],
     "mcp": [
         "biopb-kernel-docs mcp",
         "biopb-kernel-docs mcp --existing /path/to/kernel-1234.json",
@@ -89,9 +100,16 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
         group.add_argument(f"--{name.replace('_', '-')}", dest=name, metavar=metavar, default=None)
 
 
-def _add_operation(subparsers, op: Operation) -> None:
+# A verb whose operations are sub-verbs ("skills export", "skills import"): what it groups.
+VERB_GROUPS = {
+    "skills": "Agent Skills in and out: export the listed procedures as DIR/<name>/SKILL.md, or import "
+    "a folder of skills as local docs.",
+}
+
+
+def _add_operation(subparsers, op: Operation, verb: str) -> None:
     parser = subparsers.add_parser(
-        op.cli_verb,
+        verb,
         help=op.summary,
         description=op.summary,
         epilog=_examples(op.cli_verb or ""),
@@ -179,13 +197,13 @@ def _add_mcp(subparsers) -> None:
 
 def _is_count(text: str) -> bool:
     """Digits 0-9 only ('²' passes str.isdigit, then int() fails on it), and not absurdly many."""
-    return 0 < len(text) <= operations.NUMBER_DIGITS and text.isascii() and text.isdigit()
+    return 0 < len(text) <= NUMBER_DIGITS and text.isascii() and text.isdigit()
 
 
 def _count(text: str) -> int:
     if not _is_count(text):
         raise argparse.ArgumentTypeError(
-            f"must be a whole number of characters from 0 to {operations.NUMBER_LIMIT:,}, not {text!r}"
+            f"must be a whole number of characters from 0 to {NUMBER_LIMIT:,}, not {text!r}"
         )
     return int(text)
 
@@ -194,9 +212,10 @@ def _add_bench(subparsers) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="The §6 ablation bench: set up an arm's isolated tree, run cases through the MCP server.",
-        description="The §6 ablation bench (its own verbs: setup, run, relay; each has --help).",
+        description="The §6 ablation bench (its own verbs: setup, run, score, relay; each has --help).",
         epilog="examples:\n  biopb-kernel-docs bench setup --bench-docs=false /tmp/ablated\n"
-        "  biopb-kernel-docs bench run --cases benchmarks/ablation/cases.json --results /tmp/results",
+        "  biopb-kernel-docs bench run --cases benchmarks/ablation/cases.json --results /tmp/results\n"
+        "  biopb-kernel-docs bench score --cases benchmarks/ablation/cases.json --reads reads.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
     )
@@ -226,9 +245,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROGRAM} {__version__}")
     subparsers = parser.add_subparsers(title="verbs", metavar="VERB")
+    groups: dict[str, Any] = {}
     for op in operations.OPERATIONS.values():
-        if op.cli_verb:
-            _add_operation(subparsers, op)
+        if not op.cli_verb:
+            continue
+        verb, _, sub = op.cli_verb.partition(" ")
+        if not sub:
+            _add_operation(subparsers, op, verb)
+            continue
+        if verb not in groups:
+            group = subparsers.add_parser(verb, help=VERB_GROUPS[verb], description=VERB_GROUPS[verb])
+            verbs = " or ".join(
+                o.cli_verb
+                for o in operations.OPERATIONS.values()
+                if (o.cli_verb or "").startswith(f"{verb} ")
+            )
+            group.set_defaults(
+                parser=group, hint=f"Give a verb: biopb-kernel-docs {verbs} (each has --help)."
+            )
+            groups[verb] = group.add_subparsers(title=f"{verb} verbs", metavar="VERB")
+        _add_operation(groups[verb], op, sub)
     _add_mcp(subparsers)
     _add_bench(subparsers)
     _add_doctor(subparsers)
@@ -294,7 +330,10 @@ def _output(op: Operation, value: Any, namespace: argparse.Namespace) -> str:
     return render.text(value, Surface.CLI)
 
 
-def _run_operation(op: Operation, namespace: argparse.Namespace, traitlets_form: dict[str, str]) -> str:
+def _run_operation(
+    op: Operation, namespace: argparse.Namespace, traitlets_form: dict[str, str]
+) -> tuple[str, int]:
+    """The operation's output and the exit code (1 for a --check that found something to change)."""
     from ..core.ops import Docs
     from ..core.store import Store
 
@@ -303,7 +342,13 @@ def _run_operation(op: Operation, namespace: argparse.Namespace, traitlets_form:
         print(warning, file=sys.stderr)
     store = Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version, resolved.history)
     docs = Docs(store, resolved.view, CLI_AUTHOR)
-    return _output(op, operations.run(docs, op.name, _arguments(op, namespace)), namespace)
+    value = operations.run(docs, op.name, _arguments(op, namespace))
+    would_change = (
+        isinstance(value, SkillExport)
+        and value.check
+        and any(skill.action != "unchanged" for skill in value.skills)
+    )
+    return _output(op, value, namespace), 1 if would_change else 0
 
 
 def _traitlets_tokens(traitlets_form: dict[str, str]) -> list[str]:
@@ -382,7 +427,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         _fail(parser, f"DocStore has no trait {unknown[0]!r}; it has {known}.")
     namespace = parser.parse_args(rest)
     if not hasattr(namespace, "operation"):
-        _fail(parser, "Give a verb, e.g. `biopb-kernel-docs index`; `biopb-kernel-docs --help` lists them.")
+        _fail(
+            getattr(namespace, "parser", parser),
+            getattr(namespace, "hint", "Give a verb, e.g. `biopb-kernel-docs index`; `--help` lists them."),
+        )
     try:
         if getattr(namespace, "serve", False):
             _serve(namespace, traitlets_form)
@@ -394,7 +442,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             return
         if getattr(namespace, "doctor", False):
             _doctor(namespace, traitlets_form)
-        output = _run_operation(namespace.operation, namespace, traitlets_form)
+        output, code = _run_operation(namespace.operation, namespace, traitlets_form)
     except UsageError as err:
         _fail(namespace.parser, str(err))
     except (InvalidArguments, InvalidDocId) as err:
@@ -403,3 +451,5 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(err.text_for(Surface.CLI), file=sys.stderr)
         raise SystemExit(1) from None
     sys.stdout.write(output if output.endswith("\n") else output + "\n")
+    if code:
+        raise SystemExit(code)

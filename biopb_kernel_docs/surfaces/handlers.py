@@ -20,8 +20,17 @@ from jupyter_server.utils import url_path_join
 
 from ..core.errors import DocsError, InternalError, InvalidArguments
 from ..core.ids import INDEX_ID
-from ..core.phrases import Surface, read
-from ..core.values import DiffView, HistoryView, VersionDiffView, WriteResult, from_json, to_json
+from ..core.phrases import Surface, read, render
+from ..core.values import (
+    DiffView,
+    HistoryView,
+    SkillExport,
+    SkillImport,
+    VersionDiffView,
+    WriteResult,
+    from_json,
+    to_json,
+)
 from ..text.handshake import handshake
 from ..text.history import author_label, bounds_text
 from . import operations
@@ -103,6 +112,10 @@ def _json(value: Any) -> Any:
         data["diffs"] = [change.diff() for change in value.changes]
     elif isinstance(value, HistoryView):
         data["bounds"] = bounds_text(value)
+    elif isinstance(value, SkillExport | SkillImport):  # a note's reason names calls: the panel's words
+        for group in ("refused", "left_alone"):
+            for note in data.get(group, []):
+                note["reason"] = render(note["reason"], Surface.PANEL)
     return data
 
 

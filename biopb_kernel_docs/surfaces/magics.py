@@ -30,7 +30,7 @@ from ..text.notebook import markdown
 from . import operations
 from .config import DocStore
 from .connect import connect_config
-from .operations import Operation
+from .operations import Operation, Parameter
 
 USER_CALLER = "user"
 OLD_MARKER, SEPARATOR = "<<<<<<< old", "======="
@@ -85,10 +85,14 @@ def _takes_cell(op: Operation) -> bool:
     return any(p.kind == "text" for p in op.parameters)
 
 
-def _options(op: Operation) -> list:
-    """Optional parameters given as ``--name VALUE`` (texts come from the cell, shas by --if-match,
-    flags are ``--name`` alone)."""
-    return [p for p in op.parameters if not p.required and p.kind not in ("text", "sha", "flag")]
+def _options(op: Operation) -> list[Parameter]:
+    """Parameters a line magic takes as ``--name`` (a flag) or ``--name VALUE`` (texts come from the
+    cell, shas by --if-match)."""
+    return [p for p in op.parameters if not p.required and p.kind not in ("text", "sha", "query")]
+
+
+def _option(p: Parameter) -> str:
+    return f"--{p.name.replace('_', '-')}"
 
 
 def _usage(op: Operation) -> str:
@@ -96,7 +100,9 @@ def _usage(op: Operation) -> str:
     positional = " ".join(
         p.name.upper() for p in op.parameters if p.required and p.kind not in ("text", "flag")
     )
-    options = "".join(f" [--{p.name} {p.name.upper()}]" for p in _options(op))
+    options = "".join(
+        f" [{_option(p)}]" if p.kind == "flag" else f" [{_option(p)} {p.name.upper()}]" for p in _options(op)
+    )
     sha = " [--if-match SHA]" if any(p.kind == "sha" for p in op.parameters) else ""
     if _takes_cell(op):
         return f"%%{op.magic} {positional} [--replace]{sha}"
@@ -156,18 +162,28 @@ class DocsMagics:
             words = shlex.split(line)
         except ValueError as err:
             raise UsageError(f"Cannot parse the line: {err}. Usage: {_usage(op)}") from err
-        replace = "--replace" in words
-        words = [w for w in words if w != "--replace"]
+        replace = _takes_cell(op) and "--replace" in words
+        words = [w for w in words if not (replace and w == "--replace")]
         arguments: dict[str, Any] = {}
-        named = [("--if-match", "if_match", "the sha256 of the text the write is based on")]
-        named += [(f"--{p.name}", p.name, p.help) for p in _options(op)]
-        for flag, name, what in named:
-            if flag in words:
-                at = words.index(flag)
-                if at + 1 >= len(words):
-                    raise UsageError(f"{flag} needs a value: {what} Usage: {_usage(op)}")
-                arguments[name] = words[at + 1]
-                del words[at : at + 2]
+        if "--if-match" in words:
+            at = words.index("--if-match")
+            if at + 1 >= len(words):
+                raise UsageError(
+                    f"--if-match needs the sha256 of the text the write is based on. Usage: {_usage(op)}"
+                )
+            arguments["if_match"] = words[at + 1]
+            del words[at : at + 2]
+        for p in _options(op) if cell is None else ():
+            while _option(p) in words:
+                at = words.index(_option(p))
+                if p.kind == "flag":
+                    arguments[p.name] = True
+                    del words[at]
+                elif at + 1 >= len(words):
+                    raise UsageError(f"{_option(p)} needs a value: {p.help} Usage: {_usage(op)}")
+                else:
+                    arguments[p.name] = words[at + 1]
+                    del words[at : at + 2]
         positional = [p for p in op.parameters if p.required and p.kind != "text"]
         if (
             len(positional) == 1
@@ -231,10 +247,35 @@ def _magic_function(magics: DocsMagics, op: Operation):
     return function
 
 
+def _group_function(magics: DocsMagics, name: str, verbs: dict[str, Operation]):
+    """One line magic whose first word picks the operation: ``%docs_skills export DIR``."""
+
+    def line_magic(line: str) -> None:
+        verb, _, rest = line.strip().partition(" ")
+        if verb not in verbs:
+            usages = "; ".join(_usage(op) for op in verbs.values())
+            raise UsageError(f"%{name} takes {' or '.join(verbs)} first. Usage: {usages}")
+        _show(magics.run(verbs[verb], rest))
+
+    line_magic.__name__ = name
+    line_magic.__doc__ = "\n\n".join(f"{op.summary}\n\nUsage::\n\n  {_usage(op)}" for op in verbs.values())
+    return line_magic
+
+
 def register(shell, doc_store: DocStore) -> None:
     magics = DocsMagics(shell, doc_store)
+    groups: dict[str, dict[str, Operation]] = {}
     for op in operations.OPERATIONS.values():
-        if op.magic:
-            kind = "cell" if _takes_cell(op) else "line"
-            shell.register_magic_function(_magic_function(magics, op), magic_kind=kind, magic_name=op.magic)
+        if not op.magic:
+            continue
+        name, _, verb = op.magic.partition(" ")
+        if verb:
+            groups.setdefault(name, {})[verb] = op
+            continue
+        kind = "cell" if _takes_cell(op) else "line"
+        shell.register_magic_function(_magic_function(magics, op), magic_kind=kind, magic_name=op.magic)
+    for name, verbs in groups.items():
+        shell.register_magic_function(
+            _group_function(magics, name, verbs), magic_kind="line", magic_name=name
+        )
     shell.register_magic_function(magics.connect, magic_kind="line", magic_name="docs_connect")

@@ -7,7 +7,9 @@ budget depends on the host; a middleware fills them into both the initialize and
 result, and always answers within ``HANDSHAKE_SECONDS``: with the index from the kernel, else
 (for a kernel the server owns) the same index read in this process, else a line saying why it
 could not be loaded and how to retry. ``docs://index`` is a resource whose subscribers hear
-``resources/updated`` whenever the rendered index changes, whoever changed it.
+``resources/updated`` whenever the rendered index changes, whoever changed it; the template
+``docs://{+id}`` reads any doc as read_doc does, so a host's resource picker can attach one while
+``resources/list`` stays one entry long.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from .operations import OPERATIONS, Operation
 log = logging.getLogger(__name__)
 
 INDEX_URI = "docs://index"
+# RFC 6570 reserved expansion ('+'): an id's '/' stays a '/' (docs://my-lab/nuclei). A section or a
+# view is percent-encoded, since '#' would start the URI's fragment: docs://flatfield%23Steps.
+DOC_URI_TEMPLATE = "docs://{+id}"
 CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
 HANDSHAKE_SECONDS = 5.0
 Client = KernelDocsClient | InProcessDocsClient
@@ -182,6 +187,14 @@ class DocsBridge:
         server.resource(INDEX_URI, name="index", title="Doc index", mime_type="text/markdown")(
             self.read_index
         )
+        server.resource(
+            DOC_URI_TEMPLATE,
+            name="doc",
+            title="A biopb doc",
+            description="One doc by id, as read_doc returns it: docs://flatfield, docs://my-lab/nuclei, "
+            'docs://flatfield%23Steps (a section; "#" written %23). docs://index lists them all.',
+            mime_type="text/markdown",
+        )(self.read_doc_resource)
         # MCPServer 2.x serves subscriptions/listen itself but has no public hook for the
         # handshake era's resources/subscribe; the low-level server takes the handlers.
         lowlevel = server._lowlevel_server
@@ -274,6 +287,14 @@ class DocsBridge:
             return render.index_text(view, ignored_as_count=self.ignored_as_count)
         except DocsError as err:
             raise ResourceError(str(err)) from None
+
+    async def read_doc_resource(self, id: str) -> str:
+        """One doc, rendered as the read_doc tool renders it."""
+        try:
+            value = await self.kernel.call("read_doc", id=id)
+        except DocsError as err:
+            raise ResourceError(str(err)) from None
+        return render.text(value, ignored_as_count=self.ignored_as_count)
 
     async def _tool(self, op: Operation, arguments: dict[str, Any]) -> types.CallToolResult:
         """The kernel's value as the agent's text; a refusal is a tool error whose text is the

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ..core.errors import (
     DocNotFound,
@@ -26,10 +26,11 @@ from ..core.errors import (
     StoreUnavailable,
     UnreadableDoc,
 )
-from ..core.history import check_version_number
 from ..core.ops import Docs
 from ..core.review import ReviewedDocs
 from ..core.search import search_docs
+from ..core.skill_import import IMPORT_HEADING, IMPORT_PREFIX, import_skills
+from ..core.skills import export_skills
 from ..core.values import (
     CollectionView,
     ConfigView,
@@ -42,6 +43,8 @@ from ..core.values import (
     ReviewView,
     SearchResult,
     SectionView,
+    SkillExport,
+    SkillImport,
     VersionDiffView,
     VersionView,
     WriteResult,
@@ -52,25 +55,7 @@ from ..text.tools import (
     SEARCH_DOCS_DESCRIPTION,
     WRITE_DOC_DESCRIPTION,
 )
-
-# "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
-# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "version": a version
-# number as the history shows it (12 or v12); "flag": true or false (--name on the command line
-# and in a magic); "query": a search (a magic takes the rest of its line verbatim); "string":
-# anything else.
-Kind = Literal["id", "text", "sha", "number", "version", "flag", "query", "string"]
-# A number parameter (a character budget, a hunk position, a version) is at most this, written in
-# at most NUMBER_DIGITS digits: far above any real value, far below what int() or repr() choke on.
-NUMBER_DIGITS = 9
-NUMBER_LIMIT = 10**NUMBER_DIGITS - 1
-
-
-@dataclass(frozen=True)
-class Parameter:
-    name: str
-    kind: Kind
-    required: bool
-    help: str
+from .arguments import Parameter, checked_arguments
 
 
 @dataclass(frozen=True)
@@ -83,8 +68,10 @@ class Operation:
     run: Callable[[Docs, Mapping[str, Any]], Any]
     writes: bool = False
     mcp_description: str | None = None  # offered as an MCP tool, with this description
-    magic: str | None = None  # offered as this IPython magic
-    cli_verb: str | None = None  # offered as this command-line verb
+    # Offered as this IPython magic and this command-line verb. Two words ("docs_skills export",
+    # "skills export") make the second a sub-verb: one magic or verb takes both of a pair.
+    magic: str | None = None
+    cli_verb: str | None = None
     user_only: bool = False  # the user's own action: never run for an agent (the kernel wire refuses it)
 
     def parameter(self, name: str) -> Parameter:
@@ -122,6 +109,11 @@ def _handshake(docs: Docs, arguments: Mapping[str, Any]) -> HandshakeView:
 
     budget = arguments.get("budget")
     return handshake(docs.index(), int(budget) if budget is not None else None)
+
+
+def _given(arguments: Mapping[str, Any], name: str, default: str) -> Any:
+    value = arguments.get(name)
+    return default if value is None else value
 
 
 def _config(docs: Docs, _: Mapping[str, Any]) -> ConfigView:
@@ -327,6 +319,47 @@ OPERATIONS: dict[str, Operation] = {
             writes=True,
         ),
         Operation(
+            name="export_skills",
+            summary="Write the docs the index lists under ## Procedures (--all: every listed doc) as Agent "
+            "Skills, DIR/<name>/SKILL.md; re-running updates them and removes only skills it wrote whose "
+            "doc is no longer listed. --check writes nothing and says what would change.",
+            parameters=(
+                Parameter("dir", "path", True, "The skills directory, such as .claude/skills."),
+                Parameter("all", "flag", False, "Export every doc the index lists, not only its procedures."),
+                Parameter("check", "flag", False, "Write nothing; say what an export would change."),
+            ),
+            returns=(SkillExport,),
+            errors=(InvalidArguments, UnreadableDoc, StoreUnavailable),
+            run=lambda docs, a: export_skills(docs, a["dir"], bool(a.get("all")), bool(a.get("check"))),
+            magic="docs_skills export",
+            cli_verb="skills export",
+        ),
+        Operation(
+            name="import_skills",
+            summary="Make each DIR/<name>/SKILL.md a local doc, skills/<name>, filed under one index heading "
+            "(## Imported skills); a folder that cannot be imported is refused and the rest import.",
+            parameters=(
+                Parameter("dir", "path", True, "The directory whose folders hold SKILL.md files."),
+                Parameter("replace", "flag", False, "Replace a doc that exists already."),
+                Parameter("prefix", "string", False, f"Start each id with this (default {IMPORT_PREFIX!r})."),
+                Parameter(
+                    "heading", "string", False, f"File the docs under this (default {IMPORT_HEADING!r})."
+                ),
+            ),
+            returns=(SkillImport,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: import_skills(
+                docs,
+                a["dir"],
+                bool(a.get("replace")),
+                _given(a, "prefix", IMPORT_PREFIX),
+                _given(a, "heading", IMPORT_HEADING),
+            ),
+            writes=True,
+            magic="docs_skills import",
+            cli_verb="skills import",
+        ),
+        Operation(
             name="config",
             summary="Where the local and shipped docs are, the version, and where each setting came from.",
             parameters=(),
@@ -353,74 +386,4 @@ def operation(name: object) -> Operation:
 def run(docs: Docs, name: object, arguments: object) -> Any:
     """Check ``arguments`` against the operation's parameters, then run it."""
     op = operation(name)
-    if not isinstance(arguments, Mapping):
-        raise InvalidArguments(f"{op.name} takes its arguments as a mapping of names to values.")
-    known = {p.name for p in op.parameters}
-    unknown = sorted((name for name in arguments if name not in known), key=repr)
-    if unknown:
-        named = ", ".join(_shown(name) for name in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
-        raise InvalidArguments(
-            f"{op.name} has no argument {named}; it takes {', '.join(sorted(known)) or 'none'}."
-        )
-    checked = dict(arguments)
-    for parameter in op.parameters:
-        value = arguments.get(parameter.name)
-        if value is None and parameter.required:
-            raise InvalidArguments(f"{op.name} needs {parameter.name!r}: {parameter.help}")
-        if value is None:
-            continue
-        if parameter.kind == "flag":
-            if not isinstance(value, bool):
-                raise InvalidArguments(
-                    f"{op.name}'s {parameter.name!r} is true or false, not {_shown(value)}."
-                )
-        elif parameter.kind == "number":
-            checked[parameter.name] = whole_number(op, parameter, value)
-        elif parameter.kind == "version":
-            checked[parameter.name] = version_number(op, parameter, value)
-        elif not isinstance(value, str):
-            raise InvalidArguments(
-                f"{op.name}'s {parameter.name!r} must be a string, not {type(value).__name__}."
-            )
-    return op.run(docs, checked)
-
-
-def whole_number(op: Operation, parameter: Parameter, value: object) -> int:
-    """``value`` as a count or position: an int, or a string of ASCII digits, from 0 to NUMBER_LIMIT.
-
-    ``str.isdigit`` would let through '²' and '١', and ``int`` would then fail on them (or on a
-    string of thousands of digits): a bad number is the caller's mistake, never a crash.
-    """
-    number = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str) and 0 < len(value) <= NUMBER_DIGITS and value.isascii() and value.isdigit():
-        number = int(value)
-    if number is None or not 0 <= number <= NUMBER_LIMIT:
-        raise InvalidArguments(
-            f"{op.name}'s {parameter.name!r} must be a whole number from 0 to {NUMBER_LIMIT:,}, written "
-            f"with the digits 0-9, not {_shown(value)}."
-        )
-    return number
-
-
-def version_number(op: Operation, parameter: Parameter, value: object) -> int:
-    """``value`` as a version number: 12, "12" or "v12", from 1 to NUMBER_LIMIT (nine digits, as many
-    as a '@v12' read takes); checked like a whole number."""
-    try:
-        return check_version_number(value)
-    except InvalidArguments:
-        raise InvalidArguments(
-            f"{op.name}'s {parameter.name!r} must be a version number such as 12 (v12), from 1 to "
-            f"{NUMBER_LIMIT:,}, not {_shown(value)}."
-        ) from None
-
-
-def _shown(value: object) -> str:
-    """A refused value, quoted short (a 10 MB string, or an int repr() refuses to spell, is not)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
-        return "a number that large" if value > 0 else "a negative number"
-    if isinstance(value, str | int | float | bool):
-        text = repr(value)
-        return text if len(text) <= 40 else f"{text[:36]}...{text[-1]}"
-    return f"a {type(value).__name__}"
+    return op.run(docs, checked_arguments(op.name, op.parameters, arguments))

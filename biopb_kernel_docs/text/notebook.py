@@ -24,6 +24,8 @@ from ..core.values import (
     OutlineView,
     SearchResult,
     SectionView,
+    SkillExport,
+    SkillImport,
     VersionDiffView,
     VersionView,
     WriteResult,
@@ -38,6 +40,7 @@ from .render import (
     section_header,
     write_summary,
 )
+from .skills import Parts, skill_lines
 
 _HEADING = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*")
 
@@ -190,6 +193,17 @@ def config_markdown(view: ConfigView) -> str:
     return f"**biopb-kernel-docs {view.package_version}**\n\n{table}\n\nConfig files: {files}"
 
 
+def skills_markdown(parts: Parts) -> str:
+    """An export's or an import's result: the summary, a list of skills, then the notes."""
+    summary, rows, notes = parts
+    blocks = [f"**{summary}**"]
+    if rows:
+        blocks.append("\n".join(f"- {row}" for row in rows))
+    for title, items in notes:
+        blocks.append("\n".join([title, *(f"- {item}" for item in items)]) if items else title)
+    return render("\n\n".join(blocks), Surface.NOTEBOOK)
+
+
 def markdown(value: object) -> str:
     """Any operation's value as notebook Markdown."""
     if isinstance(value, DocView):
@@ -216,4 +230,6 @@ def markdown(value: object) -> str:
         return version_diff_markdown(value)
     if isinstance(value, ConfigView):
         return config_markdown(value)
+    if isinstance(value, SkillExport | SkillImport):
+        return skills_markdown(skill_lines(value))
     raise TypeError(f"no notebook rendering for {type(value).__name__}")

@@ -34,11 +34,14 @@ from ..core.values import (
     SearchGroup,
     SearchResult,
     SectionView,
+    SkillExport,
+    SkillImport,
     VersionDiffView,
     VersionView,
     WriteResult,
 )
 from .history import history_text, version_diff_text, version_text
+from .skills import skills_text
 
 MARKERS = MARKER_TEXT
 NEW_TAIL_TITLE = "## New shipped docs"
@@ -336,6 +339,8 @@ def text(value: object, surface: Surface = Surface.AGENT, *, ignored_as_count: b
         return search_text(value, surface)
     if isinstance(value, VersionDiffView):
         return version_diff_text(value)
+    if isinstance(value, SkillExport | SkillImport):
+        return skills_text(value, surface)
     if isinstance(value, Read):
         return read_text(value, surface, ignored_as_count=ignored_as_count)
     raise TypeError(f"no text rendering for {type(value).__name__}")

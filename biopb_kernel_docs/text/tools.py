@@ -1,13 +1,16 @@
 """The MCP tools' descriptions: what the agent reads about each tool before it calls one.
 
-Each stays under 2 KB (some hosts cut longer ones); the operation list (``surfaces/operations``)
-attaches them to read_doc, search_docs, write_doc and restore_doc.
+Each stays under 2,048 characters (Claude Code cuts longer ones; tests pin it); the operation list
+(``surfaces/operations``) attaches them to read_doc, search_docs, write_doc and restore_doc.
 """
 
+# Its first sentence stands alone (issue 19): a host that passes no instructions leaves the agent
+# only the tool descriptions, and from them it must still start at the index (tests pin it).
 READ_DOC_DESCRIPTION = """\
-Read one doc of the biopb knowledge store you share with the user: its text under a one-line \
-header (origin shipped or local, when it was updated, and "shadows shipped" when your local copy \
-hides a shipped doc).
+Read one doc of the biopb knowledge store you share with the user; start with read_doc("index") \
+when the index is not already in view, since its lines say which doc to read for which request. \
+A doc comes under a one-line header (origin shipped or local, when it was updated, and "shadows \
+shipped" when your local copy hides a shipped doc).
 
 - read_doc("index") re-renders the index the handshake showed: your entries with (missing) and \
 (local copy) markers, then two tails the loader adds: new shipped docs to file or ignore, and \

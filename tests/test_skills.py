@@ -1,0 +1,410 @@
+"""Agent Skills in and out (issue 19): export to and import from ``DIR/<name>/SKILL.md``, checked
+against the format's own rules, and a round trip through a fresh tier."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from biopb_kernel_docs.core.errors import InvalidArguments
+from biopb_kernel_docs.core.index import parse_index
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.skill_format import yaml_scalar
+from biopb_kernel_docs.core.skill_import import import_skills
+from biopb_kernel_docs.core.skills import RECORD_FILE, export_skills
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.surfaces.settings import default_shipped_dir
+
+# The format's rules, written out here from its specification rather than imported from the code
+# under test: six top-level fields, a name of at most 64 characters of a-z, 0-9 and '-' (no leading,
+# trailing or doubled '-') equal to its folder, a description of 1-1,024 characters, a compatibility
+# of at most 500, and metadata mapping strings to strings.
+SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
+SPEC_NAME = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+def assert_valid_skill(folder: Path) -> dict:
+    """``folder`` is a skill the format accepts; returns its frontmatter."""
+    text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    block, _, body = text[4:].partition("\n---\n")
+    data = yaml.safe_load(block)
+    assert isinstance(data, dict)
+    assert set(data) <= SPEC_FIELDS, set(data) - SPEC_FIELDS
+    name = data["name"]
+    assert isinstance(name, str)
+    assert 1 <= len(name) <= 64
+    assert SPEC_NAME.fullmatch(name), name
+    assert name == folder.name
+    assert isinstance(data["description"], str)
+    assert 1 <= len(data["description"]) <= 1024
+    assert len(data.get("compatibility", "")) <= 500
+    metadata = data.get("metadata", {})
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()), metadata
+    assert body.strip()
+    return data
+
+
+def skill(root: Path, folder: str, text: str, **files: str) -> Path:
+    path = root / folder
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "SKILL.md").write_text(text, encoding="utf-8")
+    for name, content in files.items():
+        (path / name.replace("__", "/")).parent.mkdir(parents=True, exist_ok=True)
+        (path / name.replace("__", "/")).write_text(content)
+    return path
+
+
+@pytest.fixture
+def out(tmp_path) -> Path:
+    """The skills directory, beside (never inside) the tiers under tmp_path."""
+    return tmp_path / "skills"
+
+
+def seed_docs(local: Path) -> Docs:
+    return Docs(Store(default_shipped_dir(), local, "1.0"))
+
+
+# -- export ---------------------------------------------------------------------------------------
+
+
+def test_export_writes_each_procedure_as_a_skill_the_format_accepts(tiers, out):
+    result = export_skills(tiers.docs(), str(out))
+    assert [(s.name, s.id, s.action) for s in result.skills] == [
+        ("flatfield", "flatfield", "created"),
+        ("stitch-tiles", "stitch-tiles", "created"),
+    ]
+    assert sorted(p.name for p in out.iterdir()) == [
+        RECORD_FILE,
+        "flatfield",
+        "stitch-tiles",
+    ]
+    data = assert_valid_skill(out / "flatfield")
+    assert data["description"] == "correct uneven illumination"  # the index hook, not the doc's own
+    assert data["metadata"] == {
+        "biopb-id": "flatfield",
+        "description": "fix shading",
+        "updated": "2026-01-02",
+    }
+    assert (out / "flatfield/SKILL.md").read_text().endswith("---\n# Flatfield\n\nStep one.\n")
+
+
+def test_the_whole_shipped_seed_exports_as_valid_skills(tmp_path):
+    result = export_skills(seed_docs(tmp_path / "local"), str(tmp_path / "skills"), all_docs=True)
+    assert len(result.skills) == 23  # 4 references and 19 procedures; banked docs are never listed
+    assert (result.refused, result.left_alone, result.unexported_links) == ((), (), ())
+    for exported in result.skills:
+        assert_valid_skill(tmp_path / "skills" / exported.name)
+
+
+def test_yaml_scalars_read_back_as_the_same_string_in_a_real_yaml_reader():
+    for text in [
+        "plain words",
+        "a: b",
+        "yes",
+        "1.0",
+        "#x",
+        "- x",
+        "γH2AX, 53BP1",
+        "'q'",
+        'say "hi"',
+        "a\u2028b",
+    ]:
+        assert yaml.safe_load(f"k: {yaml_scalar(text)}") == {"k": text}, text
+
+
+def test_reexport_is_idempotent_and_the_record_lists_what_it_wrote(tiers, out):
+    export_skills(tiers.docs(), str(out))
+    stamp = (out / "flatfield/SKILL.md").stat().st_mtime_ns
+    again = export_skills(tiers.docs(), str(out))
+    assert [s.action for s in again.skills] == ["unchanged", "unchanged"]
+    assert (out / "flatfield/SKILL.md").stat().st_mtime_ns == stamp
+    record = json.loads((out / RECORD_FILE).read_text())
+    assert sorted(record["skills"]) == ["flatfield", "stitch-tiles"]
+    assert record["skills"]["flatfield"]["id"] == "flatfield"
+
+
+def test_reexport_removes_only_its_own_skills_whose_doc_left_the_index(tiers, out):
+    docs = tiers.docs()
+    export_skills(docs, str(out))
+    skill(out, "lab-own", "---\nname: lab-own\ndescription: the lab's\n---\nBody.\n")
+    (out / "notes.txt").write_text("not a skill")
+    docs.write_doc("index", old="- flatfield: correct uneven illumination\n", new="")
+    result = export_skills(docs, str(out))
+    assert [(s.name, s.action) for s in result.skills] == [
+        ("stitch-tiles", "unchanged"),
+        ("flatfield", "removed"),
+    ]
+    assert not (out / "flatfield").exists()
+    assert (out / "lab-own/SKILL.md").exists()
+    assert (out / "notes.txt").exists()
+    assert sorted(json.loads((out / RECORD_FILE).read_text())["skills"]) == ["stitch-tiles"]
+
+
+def test_check_writes_nothing_and_says_what_would_change(tiers, out):
+    docs = tiers.docs()
+    first = export_skills(docs, str(out / "out"), check=True)
+    assert first.check
+    assert [s.action for s in first.skills] == ["created", "created"]
+    assert not (out / "out").exists()
+    export_skills(docs, str(out / "out"))
+    docs.write_doc("stitch-tiles", old="one canvas", new="one big canvas")
+    docs.write_doc("index", old="- flatfield: correct uneven illumination\n", new="")
+    before = sorted(p.read_bytes() for p in (out / "out").rglob("*") if p.is_file())
+    later = export_skills(docs, str(out / "out"), check=True)
+    assert [(s.name, s.action) for s in later.skills] == [
+        ("stitch-tiles", "updated"),
+        ("flatfield", "removed"),
+    ]
+    assert sorted(p.read_bytes() for p in (out / "out").rglob("*") if p.is_file()) == before
+
+
+def test_a_skill_edited_by_hand_is_never_overwritten_nor_removed(tiers, out):
+    docs = tiers.docs()
+    export_skills(docs, str(out))
+    edited = out / "flatfield/SKILL.md"
+    edited.write_text(edited.read_text() + "\nMy own note.\n")
+    docs.write_doc("flatfield", old="Step one.", new="Step one, with a dark frame.")
+    result = export_skills(docs, str(out))
+    [note] = result.left_alone
+    assert note.name == "flatfield"
+    assert "edited since the last export" in note.reason
+    assert edited.read_text().endswith("My own note.\n")
+    docs.write_doc("index", old="- flatfield: correct uneven illumination\n", new="")
+    [note] = export_skills(docs, str(out)).left_alone
+    assert "was edited since the last export, so it was left" in note.reason
+    assert edited.exists()
+    (out / "stitch-tiles" / "run.py").write_text("print('a script added by hand')\n")
+    docs.write_doc("index", old="- stitch-tiles: assemble a grid of tiles\n", new="")
+    notes = export_skills(docs, str(out)).left_alone
+    assert "also holds run.py, so it was left" in notes[-1].reason
+    assert (out / "stitch-tiles" / "SKILL.md").exists()
+
+
+def test_a_folder_the_export_did_not_write_is_left_alone(tiers, out):
+    skill(out, "flatfield", "---\nname: flatfield\ndescription: someone else's\n---\nTheirs.\n")
+    result = export_skills(tiers.docs(), str(out))
+    assert [s.name for s in result.skills] == ["stitch-tiles"]
+    [note] = result.left_alone
+    assert "did not write; rename or remove it to export 'flatfield' there" in note.reason
+    assert "Theirs." in (out / "flatfield/SKILL.md").read_text()
+
+
+def test_ids_that_cannot_be_skill_names_are_reported_not_mangled(tiers, out):
+    long_id = "x" * 65
+    lines = ["_banked", "Lab_Notes", "a--b", long_id, "My/Notes", "my-notes", "lab/Steps"]
+    for doc_id in lines:
+        tiers.put_local(doc_id, f"# {doc_id}\n\nBody.\n")
+    tiers.put_local("index", "# Docs\n\n## Procedures\n" + "".join(f"- {i}: hook of {i}\n" for i in lines))
+    result = export_skills(tiers.docs(), str(out))
+    assert [(s.name, s.id) for s in result.skills] == [("lab-steps", "lab/Steps")]
+    reasons = {note.name: note.reason for note in result.refused}
+    assert "'_banked', which the format refuses: it holds a character other than a-z" in reasons["_banked"]
+    assert "'lab_notes'" in reasons["Lab_Notes"]
+    assert "holds '--'" in reasons["a--b"]
+    assert "65 characters long; the limit is 64" in reasons[long_id]
+    assert "'My/Notes' and 'my-notes' all give the skill name 'my-notes'" in reasons["my-notes"]
+    assert set(reasons) == set(lines) - {"lab/Steps"}
+    assert sorted(p.name for p in out.iterdir()) == [RECORD_FILE, "lab-steps"]
+
+
+def test_names_yaml_would_read_as_null_or_a_number_are_written_as_text(tiers, out):
+    ids = ["null", "2026", "yes", "1e3"]
+    for doc_id in ids:
+        tiers.put_local(doc_id, f"# {doc_id}\n\nBody.\n")
+    tiers.put_local("index", "# Docs\n\n## Procedures\n" + "".join(f"- {i}: hook of {i}\n" for i in ids))
+    assert [s.name for s in export_skills(tiers.docs(), str(out)).skills] == ids
+    for doc_id in ids:
+        assert assert_valid_skill(out / doc_id)["name"] == doc_id
+    skill(out / "in", "2027", "---\nname: 2027\ndescription: x\n---\nBody.\n")
+    [note] = import_skills(tiers.docs(), str(out / "in")).refused
+    assert "Its name 2027 is not text to YAML: quote it" in note.reason
+
+
+def test_a_description_over_the_formats_limit_is_reported(tiers, out):
+    tiers.put_local(
+        "index", "# Docs\n\n## Procedures\n- flatfield: " + "word " * 210 + "\n- stitch-tiles: ok\n"
+    )
+    result = export_skills(tiers.docs(), str(out))
+    assert [s.name for s in result.skills] == ["stitch-tiles"]
+    assert "description is 1,049 characters; the limit is 1,024" in result.refused[0].reason
+
+
+def test_links_between_exported_docs_name_the_other_skill(tiers, out):
+    tiers.put_local(
+        "flatfield",
+        "# Flatfield\n\nThen [[stitch-tiles#Steps]] and [[stitch-tiles]]; see [[data]].\n\n"
+        "```\n[[stitch-tiles]]\n```\n",
+    )
+    result = export_skills(tiers.docs(), str(out))
+    body = (out / "flatfield/SKILL.md").read_text().split("\n---\n", 1)[1]
+    assert (
+        "Then [stitch-tiles#Steps](../stitch-tiles/SKILL.md) and [stitch-tiles](../stitch-tiles/SKILL.md)"
+        in body
+    )
+    assert "see [[data]]." in body  # not exported: still the doc's own link
+    assert "```\n[[stitch-tiles]]\n```" in body  # code is code
+    assert result.unexported_links == ("data",)
+
+
+def test_export_refuses_an_index_without_procedures_and_a_directory_inside_the_docs(tiers, out):
+    tiers.put_local("index", "# Docs\n\n## Lab\n- flatfield: x\n")
+    with pytest.raises(InvalidArguments, match="all=true, or add the heading"):
+        export_skills(tiers.docs(), str(out))
+    with pytest.raises(InvalidArguments, match="inside the docs directory"):
+        export_skills(tiers.docs(), str(tiers.local / "skills"), all_docs=True)
+
+
+# -- import ---------------------------------------------------------------------------------------
+
+LAB_SKILL = """\
+---
+name: nuclei-protocol
+description: >-
+  Segment nuclei the lab's way:
+  DAPI, validated on the 2026 set.
+license: Apache-2.0
+allowed-tools:
+  - Bash(python:*)
+  - Read
+metadata:
+  author: the lab
+  version: "1.0"
+---
+# Nuclei, the lab's way
+
+Run scripts/segment.py, then check [qc](../qc/SKILL.md) ([qc#Thresholds](../qc/SKILL.md) first).
+"""
+
+
+def test_import_files_each_skill_under_one_heading_and_lists_the_files_it_left(tiers, out):
+    skill(out, "nuclei-protocol", LAB_SKILL, scripts__segment_py="print(1)", **{"assets__x.png": "x"})
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    (out / "drafts").mkdir()
+    result = import_skills(tiers.docs(), str(out))
+    assert [(s.folder, s.id, s.outcome, s.filed_under) for s in result.imported] == [
+        ("nuclei-protocol", "skills/nuclei-protocol", "created", "## Imported skills"),
+        ("qc", "skills/qc", "created", "## Imported skills"),
+    ]
+    assert result.imported[0].other_files == ("assets/x.png", "scripts/segment_py")
+    assert result.not_skills == ("drafts",)
+    assert result.refused == ()
+    text = tiers.local_text("skills/nuclei-protocol")
+    assert text.startswith(
+        "---\ndescription: Segment nuclei the lab's way: DAPI, validated on the 2026 set.\n"
+        "license: Apache-2.0\nallowed-tools: Bash(python:*) Read\nauthor: the lab\nversion: 1.0\n---\n"
+    )
+    assert "then check [[skills/qc]] ([[skills/qc#Thresholds]] first)." in text
+    index = tiers.local_text("index")
+    assert index.endswith(
+        "## Imported skills\n"
+        "- skills/nuclei-protocol: Segment nuclei the lab's way: DAPI, validated on the 2026 set.\n"
+        "- skills/qc: check masks\n\nignored: old-method\n"
+    )
+    assert tiers.docs().read_doc("skills/qc").description == "check masks"
+
+
+def test_a_malformed_folder_is_refused_while_the_rest_import(tiers, out):
+    skill(out, "no-frontmatter", "# Just a body\n")
+    skill(out, "mismatch", "---\nname: other\ndescription: x\n---\nBody.\n")
+    skill(out, "too-long", "---\nname: too-long\ndescription: " + "d" * 1025 + "\n---\nBody.\n")
+    skill(out, "Upper", "---\nname: Upper\ndescription: x\n---\nBody.\n")
+    skill(out, "open", "---\nname: open\ndescription: x\n")
+    skill(out, "bad-yaml", "---\nname: bad-yaml\ndescription: [unclosed\n---\nBody.\n")
+    skill(out, "good", "---\nname: good\ndescription: fine\n---\n# Good\n")
+    result = import_skills(tiers.docs(), str(out))
+    assert [s.id for s in result.imported] == ["skills/good"]
+    reasons = {note.name: note.reason for note in result.refused}
+    assert list(reasons) == sorted(reasons)
+    assert "does not open with frontmatter" in reasons["no-frontmatter/"]
+    assert "Its name 'other' is not its folder's name 'mismatch'" in reasons["mismatch/"]
+    assert "its description is 1,025 characters; the limit is 1,024" in reasons["too-long/"]
+    assert "'Upper' breaks the format's rules" in reasons["Upper/"]
+    assert "never closes" in reasons["open/"]
+    assert "not valid YAML" in reasons["bad-yaml/"]
+    assert not (tiers.local / "skills" / "mismatch.md").exists()
+    assert "skills/mismatch" not in tiers.local_text("index")
+
+
+def test_an_existing_id_is_refused_unless_replace(tiers, out):
+    skill(out, "flatfield", "---\nname: flatfield\ndescription: the lab's flatfield\n---\n# Lab flat\n")
+    refused = import_skills(tiers.docs(), str(out), prefix="")
+    assert refused.imported == ()
+    assert "'flatfield' exists already" in refused.refused[0].reason
+    assert (
+        "\x1fflag\x1freplace\x1f" in refused.refused[0].reason
+    )  # spelled per surface: --replace, replace=true
+    replaced = import_skills(tiers.docs(), str(out), replace=True, prefix="")
+    [done] = replaced.imported
+    assert (done.id, done.outcome, done.filed_under) == ("flatfield", "shadowed", None)  # already listed
+    assert "# Lab flat" in tiers.local_text("flatfield")
+
+
+def test_prefix_and_heading_choose_where_imports_go(tiers, out):
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    result = import_skills(tiers.docs(), str(out), prefix="lab/", heading="Lab skills")
+    assert (result.imported[0].id, result.heading) == ("lab/qc", "## Lab skills")
+    assert "## Lab skills\n- lab/qc: check masks\n" in tiers.local_text("index")
+    with pytest.raises(InvalidArguments, match=r"prefix '\.\./' cannot start a doc id"):
+        import_skills(tiers.docs(), str(out), prefix="../")
+
+
+def test_import_goes_through_the_write_path_and_its_caps(tiers, out):
+    writes: list[str] = []
+
+    class Recording(Docs):
+        def write_doc(self, doc_id, body=None, old=None, new=None, if_match=None):
+            writes.append(doc_id)
+            return super().write_doc(doc_id, body=body, old=old, new=new, if_match=if_match)
+
+    skill(out, "long", "---\nname: long\ndescription: too many lines\n---\n" + "line\n" * 301)
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    result = import_skills(Recording(tiers.store()), str(out))
+    assert writes == ["index", "skills/qc"]  # the entry first, then the doc (§3)
+    [note] = result.refused
+    assert note.name == "long/"
+    assert "the cap is 300" in note.reason
+    assert "skills/long" not in tiers.local_text("index")  # refused before filing: nothing (missing)
+    full = "# Docs\n\n## Many\n" + "".join(f"- d{n}: doc {n}\n" for n in range(200))
+    tiers.put_local("index", full)
+    [capped] = import_skills(tiers.docs(), str(out), replace=True).refused[1:]
+    assert "the cap is 200" in capped.reason
+    assert tiers.local_text("index") == full
+
+
+def test_an_import_is_a_version_in_the_docs_history_by_whoever_ran_it(tiers, out):
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    by = Author("magic", where="kernel-1")
+    import_skills(Docs(tiers.store(), author=by), str(out))
+    history = tiers.docs().read_doc("skills/qc@history")
+    assert [(v.number, v.author, v.added, v.current) for v in history.versions] == [(1, by, 4, True)]
+    index = tiers.docs().read_doc("index@history").versions[0]
+    assert (index.author, index.current) == (by, True)  # the entry filed first: the import's too
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n\nA threshold.\n")
+    import_skills(Docs(tiers.store(), author=Author("cli")), str(out), replace=True)
+    versions = tiers.docs().read_doc("skills/qc@history").versions
+    assert [(v.number, v.author.surface) for v in versions] == [(2, "cli"), (1, "magic")]
+    assert tiers.docs().read_doc("skills/qc@v1").text.endswith("# QC\n")
+
+
+def test_export_then_import_into_a_fresh_tier_gives_the_same_docs(tmp_path):
+    source = seed_docs(tmp_path / "a")
+    exported = export_skills(source, str(tmp_path / "skills"), all_docs=True)
+    (tmp_path / "nothing-shipped").mkdir()
+    (tmp_path / "nothing-shipped" / "index.md").write_text("# Docs\n")
+    fresh = Docs(Store(tmp_path / "nothing-shipped", tmp_path / "b", "1.0"))
+    result = import_skills(fresh, str(tmp_path / "skills"), prefix="")
+    assert result.refused == ()
+    assert len(result.imported) == len(exported.skills) == 23
+    hooks = {e.doc_id: e.hook for e in parse_index(source.index().text).entries}
+    imported_hooks = {e.doc_id: e.hook for e in parse_index(fresh.index().text).entries}
+    for item in exported.skills:
+        before, after = source.read_doc(item.id), fresh.read_doc(item.id)
+        assert after.text == before.text, item.id  # byte for byte: frontmatter, body and links
+        assert imported_hooks[item.id] == hooks[item.id]
+        assert (before.tier, after.tier) == ("shipped", "local")
