@@ -795,3 +795,22 @@ async def test_the_tools_schema_offers_no_if_match(tiers):
     assert (set(restore["properties"]), restore["required"]) == ({"id", "version"}, ["id", "version"])
     assert restore["properties"]["version"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
     assert "if_match" not in str([tool.input_schema for tool in tools.values()])
+
+
+@pytest.mark.parametrize(
+    ("operation", "arguments"),
+    [("export_skills", {"dir": "skills-out"}), ("import_skills", {"dir": "skills-in"})],
+)
+def test_the_agent_cannot_export_or_import_skills_through_the_kernel_wire(
+    tiers, tmp_path, operation, arguments
+):
+    from biopb_kernel_docs.bridge import wire
+    from biopb_kernel_docs.bridge.kernel_side import dispatch
+    from biopb_kernel_docs.surfaces.config import DocStore
+
+    doc_store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    folder = {key: str(tmp_path / value) for key, value in arguments.items()}
+    answer = json.loads(dispatch(doc_store, wire.request_frame("s", operation, folder)))
+    assert answer["error"]["kind"] == "InvalidArguments"
+    assert "the user's own action" in answer["error"]["template"]
+    assert not (tmp_path / "skills-out").exists()

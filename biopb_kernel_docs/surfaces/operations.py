@@ -333,6 +333,7 @@ OPERATIONS: dict[str, Operation] = {
             run=lambda docs, a: export_skills(docs, a["dir"], bool(a.get("all")), bool(a.get("check"))),
             magic="docs_skills export",
             cli_verb="skills export",
+            user_only=True,  # writes outside the store, into a folder the user's own hosts read
         ),
         Operation(
             name="import_skills",
@@ -358,6 +359,7 @@ OPERATIONS: dict[str, Operation] = {
             writes=True,
             magic="docs_skills import",
             cli_verb="skills import",
+            user_only=True,  # a bulk write past write_doc's authoring rules: the user's decision
         ),
         Operation(
             name="config",
