@@ -87,3 +87,14 @@ def check(namespace: dict) -> None:
     assert np.all(error < 0.04), (
         f"expected cell ratios {want} within 0.04; got {np.round(cell_ratio.mean(0), 3)}"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "validity gated on the corrected FRET signal again",
+        "valid = dd_c > donor_needed[:, None, None]",
+        "valid = (dd_c > donor_needed[:, None, None]) & (fc > 14 * noise_fc[:, None, None])",
+    ),
+]

@@ -72,3 +72,20 @@ def check(namespace: dict) -> None:
             f"nucleus at ({cy:.0f}, {cx:.0f}), {radius:.0f} px: expected {want:.0f} counts above "
             f"background, got {got:.0f}"
         )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "background removal dropped (a constant subtracted)",
+        "bg_corrected = bg_img - bg_estimate",
+        "bg_corrected = bg_img - bg_estimate.mean()",
+    ),
+    (
+        "disk radius x1/4",
+        "radius_px = largest_object_um / pixel_size_um",
+        "radius_px = largest_object_um / pixel_size_um / 4",
+    ),
+    ("smoothing sigma x4", "smooth_sigma_px = 2.0", "smooth_sigma_px = 8.0"),
+]

@@ -142,3 +142,15 @@ def check(namespace: dict) -> None:
             f"expected {name.upper()} corrected for chance, (M - control) / (1 - control), near the "
             f"planted share {np.median(want):.2f}; got {np.round(share, 2)}"
         )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "control shift x1/4 (control overlaps the structures)",
+        "control_shift_px = int(np.ceil(2 * structure_px))",
+        "control_shift_px = int(np.ceil(0.5 * structure_px))",
+    ),
+    ("Costes thresholds replaced by the noise floor", "if correlated and cov > 0:", "if False:"),
+]

@@ -156,3 +156,34 @@ def check(namespace: dict) -> None:
     assert namespace["foci_near_limit"], (
         "expected the near-limit warning: a third of the foci sit at the limit"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "LoG sign flipped (dark spots sought)",
+        "response = -(log_sigma_px**2) * ndi.gaussian_laplace",
+        "response = (log_sigma_px**2) * ndi.gaussian_laplace",
+    ),
+    (
+        "LoG sigma x4",
+        "log_sigma_px = spot_diameter_um / 2.355 / pixel_size_um",
+        "log_sigma_px = 4 * spot_diameter_um / 2.355 / pixel_size_um",
+    ),
+    (
+        "threshold x1.3",
+        "foci_threshold = centre + k_noise * foci_noise[counted]",
+        "foci_threshold = centre + 1.3 * k_noise * foci_noise[counted]",
+    ),
+    (
+        "rim bands dropped (one baseline per nucleus)",
+        "distance_transform_edt(counted > 0)), rim_px)",
+        "distance_transform_edt(counted > 0)), 1)",
+    ),
+    (
+        "excess-noise crowding test dropped",
+        "foci_crowded = (occupancy > max_occupancy) | (excess_noise > max_excess_noise)",
+        "foci_crowded = occupancy > max_occupancy",
+    ),
+]

@@ -157,3 +157,17 @@ def check_stack(namespace: dict) -> None:
         f"expected the share of each bead's light within ±1 plane of focus to grow by at least 0.15, "
         f"got {before:.2f} -> {after:.2f}"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "stopping rule averaged over the whole field again",
+        "discrepancy(observed[interior][deconv_foreground],\n"
+        + " " * 38
+        + "deconv_model[interior][deconv_foreground])",
+        "discrepancy(observed[interior], deconv_model[interior])",
+    ),
+    ("PSF sigma x1/2", "sigma_xy_um = 0.21 * emission_um / na", "sigma_xy_um = 0.105 * emission_um / na"),
+]

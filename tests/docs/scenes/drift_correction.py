@@ -74,3 +74,19 @@ def check(namespace: dict) -> None:
         "expected frames registered to the first (the structure persists), got "
         f"{namespace['drift_reference_mode']!r}"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "shading filter x400 wider (shading kept)",
+        "shading_sigma_px = 1.0, min(height, width) / 20",
+        "shading_sigma_px = 1.0, min(height, width) * 20",
+    ),
+    (
+        "sign of the correction flipped",
+        "drift_correction_px[frame_t] = step",
+        "drift_correction_px[frame_t] = -step",
+    ),
+]

@@ -88,3 +88,19 @@ def check(namespace: dict) -> None:
     assert np.allclose(namespace["flat_corrected"][3], expected, rtol=1e-4, atol=1e-2), (
         "expected flat_corrected[3] == (images[3] - dark) / flat_gain"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "polynomial degree 6 -> 2",
+        "min_fields, degree, step, min_gain = 10, 6,",
+        "min_fields, degree, step, min_gain = 10, 2,",
+    ),
+    (
+        "dark not subtracted from the blank",
+        "blank = np.asarray(flat, dtype=np.float64) - dark_counts",
+        "blank = np.asarray(flat, dtype=np.float64)",
+    ),
+]

@@ -122,3 +122,15 @@ def check(namespace: dict) -> None:
             f"nucleus {label}: the label holds {got / want['integrated_counts']:.0%} of the light, "
             "not the 80-90 % the doc states"
         )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    ("voxel spacing dropped", "properties=measure_props, spacing=spacing)", "properties=measure_props)"),
+    (
+        "background removal dropped",
+        "measure_background = float(np.median(measure_img[far]))",
+        "measure_background = 0.0",
+    ),
+]

@@ -104,3 +104,12 @@ def check(namespace: dict) -> None:
     assert kept == interior, (
         f"expected nuclei_interior to hold the {len(interior)} nuclei clear of the border, got {len(kept)}"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    ("smoothing sigma x4", "sigma_px = max(radius_px / 8, 1.0)", "sigma_px = max(radius_px / 2, 1.0)"),
+    ("holes left unfilled", "small_hole[0] = False", "small_hole[:] = False"),
+    ("debris filter dropped", "big_enough[0] = False", "big_enough[:] = True; big_enough[0] = False"),
+]

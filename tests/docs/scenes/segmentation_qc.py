@@ -116,3 +116,15 @@ def check(namespace: dict) -> None:
     )
     assert qc["missed"] == 0, f"expected no bright blob reported missed, got {qc['missed']}"
     assert qc["phantom"] == 0, f"expected no label reported phantom, got {qc['phantom']}"
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    ("IoU match threshold lowered to 0.3", "tp = int(np.sum(iou > 0.5))", "tp = int(np.sum(iou > 0.3))"),
+    (
+        "split-suspect area rule x1/4",
+        "(area < expected_area_px / 2) & touches_other",
+        "(area < expected_area_px / 8) & touches_other",
+    ),
+]

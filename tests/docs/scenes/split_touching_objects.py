@@ -121,3 +121,15 @@ def check(namespace: dict) -> None:
         f"median {np.median(ious):.2f}"
     )
     assert len({f for f, _ in best.values()}) == len(best), "expected no piece shared by two nuclei"
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    ("neck rule loosened past 1 (every cut kept)", "neck_ratio = 0.9", "neck_ratio = 1.2"),
+    (
+        "marker spacing x4",
+        "min_distance_px = max(int(round(radius_px / 2)), 1)",
+        "min_distance_px = max(int(round(radius_px * 2)), 1)",
+    ),
+]

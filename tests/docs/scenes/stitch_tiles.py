@@ -81,3 +81,15 @@ def check(namespace: dict) -> None:
     assert rejected == [((2, 2), (2, 3))], (
         f"expected only the overlap in the empty corner, (2, 2)-(2, 3), rejected; got {rejected}"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "sub-pixel refinement dropped",
+        "offset = np.round(offset) + register(*shared_views(tile_a, tile_b, offset), None)",
+        "offset = np.round(offset)",
+    ),
+    ("measured offsets ignored", "targets.append(offset if use else nominal)", "targets.append(nominal)"),
+]

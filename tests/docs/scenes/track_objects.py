@@ -124,3 +124,19 @@ def check(namespace: dict) -> None:
                 f"track {track_id:.0f}: expected net {net:.2f} and path {path:.2f} µm/min, got "
                 f"{got[3]:.2f} and {got[4]:.2f}"
             )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "net speed computed as path length",
+        "net_um = np.hypot(*(rows[-1, 3:] - rows[0, 3:])) * pixel_size_um",
+        "net_um = np.hypot(*np.diff(rows[:, 3:], axis=0).T).sum() * pixel_size_um",
+    ),
+    (
+        "link cap halved",
+        "max_disp_um = max_speed_um_per_min * frame_interval_s / 60",
+        "max_disp_um = max_speed_um_per_min * frame_interval_s / 120",
+    ),
+]
