@@ -71,8 +71,10 @@ def _build(
         for _ in range(cells):
             cy, cx = rng.uniform(0, SIZE, 2)
             radius_px = rng.uniform(4.0, 11.0)
-            blob = np.exp(-((yy - cy) ** 2 + (xx - cx) ** 2) / (2 * (radius_px / 1.5) ** 2))
-            specimen += rng.uniform(*bright) * blob
+            # a Gaussian blob, drawn within 40 px of its centre (over 5 SDs)
+            box = np.s_[max(int(cy) - 40, 0) : int(cy) + 41, max(int(cx) - 40, 0) : int(cx) + 41]
+            blob = np.exp(-((yy[box] - cy) ** 2 + (xx[box] - cx) ** 2) / (2 * (radius_px / 1.5) ** 2))
+            specimen[box] += rng.uniform(*bright) * blob
         specimens[f] = light * specimen
         fields[f] = np.rint(expose(light * specimen * gain)).astype(np.uint16)
 

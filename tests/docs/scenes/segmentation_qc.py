@@ -157,7 +157,7 @@ def _variant(scored: bool = True, **options):
 VARIANTS = {
     "no reference annotation (the image-only checks)": _variant(scored=False),
     "0.65 µm pixels (10x)": _variant(pixel_size_um=0.65, seed=12),
-    "0.25 µm pixels (40x)": _variant(pixel_size_um=0.25, seed=13),
+    "0.325 µm pixels (20x)": _variant(pixel_size_um=0.325, seed=13),
     "12-bit camera, a fifth of the light": _variant(light=0.2, top=4095, seed=14),
 }
 
