@@ -42,8 +42,10 @@ def stood_in_and_absent(doc_id: str) -> set[str]:
             name
             for node in ast.walk(ast.parse(code))
             for name in (
-                [alias.name.split(".")[0] for alias in node.names] if isinstance(node, ast.Import)
-                else [node.module.split(".")[0]] if isinstance(node, ast.ImportFrom) and node.module
+                [alias.name.split(".")[0] for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module.split(".")[0]]
+                if isinstance(node, ast.ImportFrom) and node.module
                 else []
             )
         }
@@ -70,7 +72,9 @@ def test_declared_packages_are_installed_inside_their_range(doc_id):
             f"{doc_id} declares {declared}, but {requirement.name} {installed} is installed"
         )
     if unchecked:
-        pytest.skip(f"{doc_id}: {unchecked} serve only a block its scene stands in for, and are not installed here")
+        pytest.skip(
+            f"{doc_id}: {unchecked} serve only a block its scene stands in for, and are not installed here"
+        )
 
 
 @pytest.mark.parametrize("doc_id", GATED_IDS)

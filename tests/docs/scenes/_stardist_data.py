@@ -34,7 +34,17 @@ def _wheel() -> Path:
     if not found:
         where.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", f"stardist=={VERSION}", "-d", str(where)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                f"stardist=={VERSION}",
+                "-d",
+                str(where),
+            ],
             check=True,
         )
         found = sorted(where.glob(f"stardist-{VERSION}-*.whl"))

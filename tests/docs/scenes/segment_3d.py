@@ -40,7 +40,7 @@ def _build(seed: int = 3, spacing: tuple = SPACING_UM, photons: float = 1.0) -> 
     """The stack and its truth; ``spacing`` changes the sampling of the same 30 x 40 x 40 µm volume,
     ``photons`` scales the signal (0.015: about 8 photons per voxel in a nucleus over 0.5 of background)."""
     rng = np.random.default_rng(seed)
-    shape = tuple(int(round(e / s)) for e, s in zip((30.0, 40.0, 40.0), spacing, strict=True))
+    shape = tuple(round(e / s) for e, s in zip((30.0, 40.0, 40.0), spacing, strict=True))
     extent = np.array(shape) * np.array(spacing)
     labels = np.zeros(shape, np.int32)
     signal = np.zeros(shape)
@@ -134,7 +134,8 @@ def check(namespace: dict, planted: dict | None = None) -> None:
         )
         true_diameter = np.cbrt(6 * true_volume / np.pi)
         assert abs(table["diameter_um"][row] / true_diameter - 1) <= (1 - floor) / 3 + 0.02, (
-            f"object {label}: expected an equivalent diameter of {true_diameter:.2f} µm, got {table['diameter_um'][row]:.2f}"
+            f"object {label}: expected an equivalent diameter of {true_diameter:.2f} µm, "
+            f"got {table['diameter_um'][row]:.2f}"
         )
 
 
@@ -194,7 +195,11 @@ MUTATIONS = [
         "ndi.distance_transform_edt(seg3d_mask)",
         "z step 1.5 µm (6x the pixel)",
     ),
-    ("voxel volume taken as 1 µm³", "seg3d_voxel_um3 = float(np.prod(seg3d_spacing))", "seg3d_voxel_um3 = 1.0"),
+    (
+        "voxel volume taken as 1 µm³",
+        "seg3d_voxel_um3 = float(np.prod(seg3d_spacing))",
+        "seg3d_voxel_um3 = 1.0",
+    ),
     (
         "contrast measured on single voxels (the old gate)",
         "seg3d_bg = seg3d_smooth[~seg3d_mask]",

@@ -136,6 +136,7 @@ def check(namespace: dict) -> None:
         assert iou >= floor, f"cell {i}: expected IoU with the true cell >= {floor:.2f}, got {iou:.2f}"
     _check_measurements(namespace, TRUTH)
 
+
 # -- a cytoplasm stain: touching cells filled evenly, bright and dim side by side (issue 16) ------------
 
 
@@ -231,7 +232,10 @@ def _interior(cells):
 def cytoplasm_ious(namespace: dict, truth: dict) -> np.ndarray:
     cells, labels = truth["cells"], namespace["cellseg_labels"]
     return np.array(
-        [np.count_nonzero((cells == i) & (labels == i)) / np.count_nonzero((cells == i) | (labels == i)) for i in _interior(cells)]
+        [
+            np.count_nonzero((cells == i) & (labels == i)) / np.count_nonzero((cells == i) | (labels == i))
+            for i in _interior(cells)
+        ]
     )
 
 
@@ -240,10 +244,9 @@ def _check_cytoplasm(truth: dict):
         ious = cytoplasm_ious(namespace, truth)
         # borders between cells of equal brightness fall by distance, up to ~2 px off a power-diagram
         # wall; the review's flooded cells had median IoU 0.55 and 4.5 % of cells above 0.8
-        assert np.median(ious) >= 0.88 and np.mean(ious >= 0.8) >= 0.9, (
-            f"expected median IoU >= 0.88 and 90 % of cells >= 0.8; got median {np.median(ious):.2f}, "
-            f"{np.mean(ious >= 0.8):.0%} >= 0.8, worst {ious.min():.2f}"
-        )
+        got = f"median {np.median(ious):.2f}, {np.mean(ious >= 0.8):.0%} >= 0.8, worst {ious.min():.2f}"
+        assert np.median(ious) >= 0.88, f"expected median IoU >= 0.88; got {got}"
+        assert np.mean(ious >= 0.8) >= 0.9, f"expected 90 % of cells with IoU >= 0.8; got {got}"
         measured = set(namespace["cellseg_table"]["label"].tolist())
         frame = truth["cells"].copy()
         frame[3:-3, 3:-3] = 0  # cells 3 px or more from the border must be measured
@@ -275,7 +278,9 @@ VARIANTS = {
 def _with(make, **changes):
     def changed() -> dict[str, object]:
         inputs = dict(make())
-        inputs.update({key: change(inputs) if callable(change) else change for key, change in changes.items()})
+        inputs.update(
+            {key: change(inputs) if callable(change) else change for key, change in changes.items()}
+        )
         return inputs
 
     return changed

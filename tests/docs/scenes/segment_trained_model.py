@@ -63,7 +63,12 @@ def _stardist_2d() -> dict[str, object]:
     """stardist's img2d (2018 Data Science Bowl), uncalibrated: 1 µm per pixel is assumed, and the
     user's diameter is the annotation's median, rounded (24 µm)."""
     truth = np.asarray(sample("mask2d"), dtype=np.int32)
-    inputs = {"image": sample("img2d"), "pixel_size_um": 1.0, "object_diameter_um": 24.0, "learned_model_kind": "stardist"}
+    inputs = {
+        "image": sample("img2d"),
+        "pixel_size_um": 1.0,
+        "object_diameter_um": 24.0,
+        "learned_model_kind": "stardist",
+    }
     return _stage(inputs, truth, _with_fragments(truth), 1.0)
 
 
@@ -71,7 +76,12 @@ def _shifted_output() -> dict[str, object]:
     """The model's labels land on background (a wrong channel, a transposed image)."""
     inputs = scene()
     truth = _CURRENT["truth"]
-    return _stage(inputs, truth, np.roll(truth, (truth.shape[0] // 2, 7), axis=(0, 1)) * (truth == 0), inputs["pixel_size_um"])
+    return _stage(
+        inputs,
+        truth,
+        np.roll(truth, (truth.shape[0] // 2, 7), axis=(0, 1)) * (truth == 0),
+        inputs["pixel_size_um"],
+    )
 
 
 def _shattered_output() -> dict[str, object]:
@@ -92,7 +102,8 @@ def check(namespace: dict) -> None:
     truth, pixel_size_um = _CURRENT["truth"], _CURRENT["pixel_size_um"]
     n_true = len(np.unique(truth)) - 1
     assert len(np.unique(namespace["learned_labels"])) - 1 == n_true, (
-        f"expected the {n_true} nuclei (above the fragment size) without the 6 fragments, got {len(np.unique(namespace['learned_labels'])) - 1}"
+        f"expected the {n_true} nuclei (above the fragment size) without the 6 fragments, "
+        f"got {len(np.unique(namespace['learned_labels'])) - 1}"
     )
     cut = set(np.unique(np.concatenate([truth[0], truth[-1], truth[:, 0], truth[:, -1]]))) - {0}
     table = namespace["learned_table"]
@@ -103,15 +114,20 @@ def check(namespace: dict) -> None:
     for row, label in enumerate(table["label"]):
         true_id = np.bincount(truth[interior == label]).argmax()
         true_px = np.count_nonzero(truth == true_id)
-        assert true_id not in cut, f"object {label}: nucleus {true_id} is cut by the border, expected it left out"
-        assert table["area"][row] == true_px, f"object {label}: expected nucleus {true_id} of {true_px} px, got {table['area'][row]}"
+        assert true_id not in cut, (
+            f"object {label}: nucleus {true_id} is cut by the border, expected it left out"
+        )
+        assert table["area"][row] == true_px, (
+            f"object {label}: expected nucleus {true_id} of {true_px} px, got {table['area'][row]}"
+        )
         true_um2 = true_px * pixel_size_um**2
         assert np.isclose(table["area_um2"][row], true_um2), (
             f"object {label}: expected {true_um2:.1f} µm², got {table['area_um2'][row]:.1f}"
         )
         true_diameter = 2 * np.sqrt(true_um2 / np.pi)
         assert np.isclose(table["diameter_um"][row], true_diameter), (
-            f"object {label}: expected an equivalent diameter of {true_diameter:.2f} µm, got {table['diameter_um'][row]:.2f}"
+            f"object {label}: expected an equivalent diameter of {true_diameter:.2f} µm, "
+            f"got {table['diameter_um'][row]:.2f}"
         )
 
 
@@ -124,18 +140,29 @@ REFUSALS = {
     "the model outlined background": (_shifted_output, r"misses objects or outlines background"),
     "the model shattered every nucleus": (_shattered_output, r"misses objects|split or merged"),
     "the model found nothing": (_empty_output, r"misses objects"),
-    "pixel size given in nm": (lambda: {**scene(), "pixel_size_um": 325.0}, r"outside what the models were trained on"),
+    "pixel size given in nm": (
+        lambda: {**scene(), "pixel_size_um": 325.0},
+        r"outside what the models were trained on",
+    ),
 }
 
 MUTATIONS = [
-    ("area in µm instead of µm²", 'learned_table["area"] * pixel_size_um**2', 'learned_table["area"] * pixel_size_um'),
+    (
+        "area in µm instead of µm²",
+        'learned_table["area"] * pixel_size_um**2',
+        'learned_table["area"] * pixel_size_um',
+    ),
     (
         "diameter from the area without the factor 2",
         'learned_table["diameter_um"] = 2 * np.sqrt(',
         'learned_table["diameter_um"] = np.sqrt(',
     ),
     ("fragments kept", "learned_min_px = np.pi * (learned_diameter_px / 2) ** 2 / 4", "learned_min_px = 0"),
-    ("border objects measured", "learned_interior = clear_border(learned_labels)", "learned_interior = learned_labels"),
+    (
+        "border objects measured",
+        "learned_interior = clear_border(learned_labels)",
+        "learned_interior = learned_labels",
+    ),
 ]
 
 # The model block imports cellpose or stardist, whose weights download at run time: the run gate
