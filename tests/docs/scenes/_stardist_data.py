@@ -56,3 +56,8 @@ def image(name: str) -> np.ndarray:
     array = tifffile.imread(io.BytesIO(data))
     array.flags.writeable = False
     return array
+
+
+def sample(stem: str) -> np.ndarray:
+    """``img2d``, ``mask2d``, ``img3d`` or ``mask3d`` (read-only)."""
+    return image(f"{stem}.tif")
