@@ -75,11 +75,13 @@ def scene() -> dict[str, object]:
 
 def check(namespace: dict) -> None:
     # each control field holds ~3000 cell pixels of 100-400 photons: slopes good to ~1 %
-    assert abs(namespace["bt"] - BLEED) < 0.02, f"expected bleed-through {BLEED}, got {namespace['bt']:.3f}"
-    assert abs(namespace["dx"] - CROSS) < 0.02, (
-        f"expected cross-excitation {CROSS}, got {namespace['dx']:.3f}"
+    assert abs(namespace["fret_bt"] - BLEED) < 0.02, (
+        f"expected bleed-through {BLEED}, got {namespace['fret_bt']:.3f}"
     )
-    cell_ratio = namespace["cell_ratio"]  # (t, cells), cells in label order
+    assert abs(namespace["fret_dx"] - CROSS) < 0.02, (
+        f"expected cross-excitation {CROSS}, got {namespace['fret_dx']:.3f}"
+    )
+    cell_ratio = namespace["fret_cell_ratio"]  # (t, cells), cells in label order
     want = np.array([TRUE_RATIO[k] for k in sorted(TRUE_RATIO)])
     # a ratio of sums over a few hundred valid pixels: shot noise leaves ~1 %, the coefficients' error
     # moves a ratio by about 0.02 x (1 + 0.08 / 0.4)
@@ -94,7 +96,13 @@ def check(namespace: dict) -> None:
 MUTATIONS = [
     (
         "validity gated on the corrected FRET signal again",
-        "valid = dd_c > donor_needed[:, None, None]",
-        "valid = (dd_c > donor_needed[:, None, None]) & (fc > 14 * noise_fc[:, None, None])",
+        "fret_valid = fret_dd_c > fret_donor_needed[:, None, None]",
+        "fret_valid = (fret_dd_c > fret_donor_needed[:, None, None])"
+        " & (fret_fc > 14 * fret_noise_fc[:, None, None])",
+    ),
+    (
+        "donor bleed-through not subtracted from the FRET channel",
+        "fret_fc = fret_da_c - fret_bt * fret_dd_c",
+        "fret_fc = fret_da_c",
     ),
 ]
