@@ -8,7 +8,9 @@ stale tail), 140 local docs. Each floor is the bare system calls the operation c
 with plain ``os`` calls on strings, and nothing of ours: no lock, no pathlib, no hashing, no
 parsing. Operation and floor are sampled alternately so both see the same machine and disk load.
 Targets: render <= 2x, read <= 2x, write old/new <= 1.3x, create <= 1.5x (of two floor writes);
-render flat from 10 to 10,000 unindexed local files. Prints markdown; commit it as
+render flat from 10 to 10,000 unindexed local files; a section read (§7) within 1.2x of a whole
+read of the same doc, both measured here. Every read still reads the file's bytes (§1); what is
+derived from them is kept only for identical bytes. Prints markdown; commit it as
 benchmarks/RESULTS-store.md.
 """
 
@@ -40,15 +42,20 @@ DOC_LINES = 150
 FLOORS = {
     "render": "read index.md and the manifest; one os.stat per entry in each tier; list the shipped "
     "tier; read each tail item's file",
-    "read": "open, fstat (to size the read), read and close one file",
+    "read": "open, fstat (to size the read), read and close one file (for a section read too; the "
+    "last two section rows compare with a whole read_doc instead)",
     "write old/new": "read the file; write a temp file, fsync it, rename it, fsync the directory",
     "create": "two such writes (the doc and index.md)",
 }
 
 
 def _doc(title: str, n: int) -> str:
+    """A procedure of ``n`` prose lines under a title and seven sections, as the seed's are."""
     lines = [f"---\ndescription: how to do {title} well\n---\n# {title}\n"]
-    lines += [f"Line {i} of {title}: some prose about step {i} and its checkpoint." for i in range(n)]
+    for i in range(n):
+        if i % (n // 7) == 0 and i // (n // 7) < 7:
+            lines.append(f"\n## Section {i // (n // 7) + 1}\n")
+        lines.append(f"Line {i} of {title}: some prose about step {i} and its checkpoint.")
     return "\n".join(lines) + "\n"
 
 
@@ -309,6 +316,31 @@ def main() -> None:
                 "read_doc local copy (shadow)",
                 measure_pair(lambda: docs.read_doc(shadow), floor_read(f"{local}/{shadow}.md"), repeat),
                 "<= 2x",
+            ),
+            row(
+                "read_doc one section (#Section 4), against the floor",
+                measure_pair(
+                    lambda: docs.read_doc("procedure-40#Section 4"),
+                    floor_read(f"{shipped}/procedure-40.md"),
+                    repeat,
+                ),
+                "<= 2x",
+            ),
+            row(
+                "read_doc one section, against a whole read_doc of it",
+                measure_pair(
+                    lambda: docs.read_doc("procedure-40#Section 4"),
+                    lambda: docs.read_doc("procedure-40"),
+                    repeat,
+                ),
+                "<= 1.2x",
+            ),
+            row(
+                "read_doc outline (procedure-40#), against a whole read_doc",
+                measure_pair(
+                    lambda: docs.read_doc("procedure-40#"), lambda: docs.read_doc("procedure-40"), repeat
+                ),
+                "—",
             ),
             row(
                 "write_doc old/new (lock + fsync)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from queue import Empty
 
 import anyio
@@ -67,11 +68,12 @@ def test_a_refusal_keeps_its_kind_and_its_next_step_across_the_wire(doc_store, t
         ("{not json", InvalidArguments, "not valid JSON"),
         (json.dumps([1, 2]), InvalidArguments, "JSON object"),
         (None, InvalidArguments, "JSON text"),
+        ("[" * 100_000, InvalidArguments, "nests JSON too deeply"),
         (json.dumps({"protocol": 1, "session": "s", "operation": "read_doc"}), BridgeMismatch, "Upgrade"),
-        (wire.request_frame("s", "search_docs", {"query": "x"}), InvalidArguments, "Unknown operation"),
+        (wire.request_frame("s", "grep_docs", {"query": "x"}), InvalidArguments, "Unknown operation"),
         (wire.request_frame("s", "read_doc", {"id": 7}), InvalidArguments, "must be a string"),
         (wire.request_frame("s", "read_doc", {"doc": "x"}), InvalidArguments, "has no argument 'doc'"),
-        ("x" * (wire.MAX_FRAME_CHARS + 1), LimitExceeded, "limit"),
+        ("x" * (wire.MAX_FRAME_BYTES + 1), LimitExceeded, "the limit is 8 MiB"),
     ],
 )
 def test_a_bad_request_gets_an_answer_saying_what_is_wrong(doc_store, frame, error, says):
@@ -128,3 +130,41 @@ async def test_the_channel_keeps_serving_after_garbage_forgeries_and_empty_reque
         channel.close()
         forged.close()
         raw.close()
+
+
+# -- a kernel's channel that answers slowly (issue 20) -------------------------------------------------
+
+ANSWER_DELAY_SECONDS = 0.3  # the scene: every answer takes this long; no test waits on it
+
+
+@pytest.fixture
+def slow_channel(doc_store, monkeypatch):
+    """A channel whose every answer takes ANSWER_DELAY_SECONDS, answered in the order asked."""
+    from biopb_kernel_docs.bridge import channel as channel_module
+
+    def slowly(frame):
+        time.sleep(ANSWER_DELAY_SECONDS)
+        return dispatch(doc_store, frame)
+
+    key = b"a-slow-key"
+    monkeypatch.setattr(channel_module, "_server_endpoint", None)  # a server thread of this test's own
+    made = Channel(start_server(key, "hmac-sha256", slowly), key, "hmac-sha256")
+    yield made
+    made.close()
+
+
+@pytest.mark.anyio
+async def test_a_late_reply_never_answers_the_next_call(slow_channel):
+    with anyio.fail_after(20):
+        first = await slow_channel.send(wire.request_frame("s", "read_doc", {"id": "data"}))
+        with pytest.raises(Empty):
+            await slow_channel.receive(first, 0.05)  # the caller gave up on the first
+        second = await slow_channel.send(wire.request_frame("s", "read_doc", {"id": "flatfield"}))
+        assert wire.parse_answer(await slow_channel.receive(second, 10)).id == "flatfield"
+
+
+@pytest.mark.anyio
+async def test_a_receive_waits_its_timeout_in_seconds(slow_channel):
+    with anyio.fail_after(20):
+        asked = await slow_channel.send(wire.request_frame("s", "read_doc", {"id": "data"}))
+        assert wire.parse_answer(await slow_channel.receive(asked, 10)).id == "data"

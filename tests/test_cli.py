@@ -182,3 +182,109 @@ def test_a_lone_surrogate_or_undecodable_stdin_is_a_clear_refusal_not_a_tracebac
     assert undecodable.returncode == 2
     assert b"stdin is not valid UTF-8 (byte 0xe9 at offset 5)" in undecodable.stderr
     assert not (tiers.local / "mine.md").exists()
+
+
+SECTIONED = "# Steps doc\n\n## Steps\n\n### Confirm input\nShow the shape; raise KeyError if not.\n"
+
+
+def test_read_takes_a_section_an_outline_and_a_collection(tiers):
+    tiers.ship("lab/steps", SECTIONED)
+    section = _run("read", "lab/steps#Steps/Confirm input", *_tier_args(tiers))
+    assert section.returncode == 0, section.stderr
+    assert section.stdout.startswith("[lab/steps#Confirm input · shipped")
+    assert section.stdout.endswith("### Confirm input\nShow the shape; raise KeyError if not.\n")
+    outline = _run("read", "lab/steps#", *_tier_args(tiers))
+    assert (
+        "- Confirm input (2 lines, 5–6): biopb-kernel-docs read 'lab/steps#Confirm input'" in outline.stdout
+    )
+    listing = _run("read", "lab/", *_tier_args(tiers))
+    assert "- lab/steps: Show the shape; raise KeyError if not." in listing.stdout
+    unknown = _run("read", "lab/steps#Nope", *_tier_args(tiers))
+    assert unknown.returncode == 1
+    assert "biopb-kernel-docs read lab/steps# lists all 3 sections" in unknown.stderr
+
+
+def test_search_prints_grep_shaped_lines_and_refuses_bad_patterns(tiers):
+    tiers.ship("lab/steps", SECTIONED)
+    (tiers.local / "index.md").parent.mkdir(parents=True, exist_ok=True)
+    (tiers.local / "index.md").write_text("# Docs\n\n- lab/: the lab's docs\n", encoding="utf-8")
+    done = _run("search", "keyerror", *_tier_args(tiers))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "lab/steps (§ Steps › Confirm input) — biopb-kernel-docs read 'lab/steps#Confirm input'"
+        in done.stdout
+    )
+    assert "  L6: Show the shape; raise KeyError if not." in done.stdout
+    as_json = json.loads(_run("search", "--regex", r"raise \w+", "--json", *_tier_args(tiers)).stdout)
+    assert as_json["type"] == "SearchResult"
+    assert as_json["groups"][0]["lines"][0]["line"] == 6
+    bad = _run("search", "--regex", "(a", *_tier_args(tiers))
+    assert bad.returncode == 2  # a usage mistake
+    assert "not a pattern RE2 accepts" in bad.stderr
+
+
+def test_a_budget_that_is_not_plain_digits_is_a_usage_mistake_not_a_crash(tiers):
+    for flags in (["--host-budget", "claude-code=²"], ["--host-budget", "x=" + "9" * 5000]):
+        done = _run("mcp", "--in-process", *flags, *_tier_args(tiers))
+        assert done.returncode == 2, done.stderr
+        assert "--host-budget takes NAME=CHARS" in done.stderr
+        assert "Traceback" not in done.stderr
+    for budget in ("-5", "١٠", "1e3"):
+        done = _run("mcp", "--in-process", f"--instructions-budget={budget}", *_tier_args(tiers))
+        assert done.returncode == 2, done.stderr
+        assert "must be a whole number of characters from 0 to 999,999,999" in done.stderr
+
+
+def test_a_write_naming_a_folder_ending_in_md_is_refused_with_the_id_to_use(tiers):
+    done = _run("write", "flatfield.md/y", "--body-file", "-", *_tier_args(tiers), stdin="# Y\n")
+    assert done.returncode == 2
+    assert "use 'flatfield/y'" in done.stderr
+    assert not (tiers.local / "flatfield.md").exists()
+
+
+def _shared_config(tiers) -> None:
+    """Point every surface at the test tiers through the shared config file, so commands the
+    store prints run as printed, with no flags added."""
+    import os
+    from pathlib import Path
+
+    config = Path(os.environ["JUPYTER_CONFIG_DIR"])
+    config.mkdir(parents=True, exist_ok=True)
+    settings = {"DocStore": {"docs_local_dir": str(tiers.local), "shipped_dir": str(tiers.shipped)}}
+    (config / "biopb_kernel_docs_config.json").write_text(json.dumps(settings))
+
+
+def test_a_create_ends_with_the_shell_command_that_files_it_and_it_runs_as_printed(tiers):
+    import os
+    from pathlib import Path
+
+    from biopb_kernel_docs.core.index import parse_index
+
+    _shared_config(tiers)
+    done = _run("write", "lab/new-one", "--body-file", "-", stdin="# New\n\nThe user's $HOME procedure.\n")
+    assert done.returncode == 0, done.stderr
+    command = done.stdout[done.stdout.index("biopb-kernel-docs write index --old=") :]
+    assert command.rstrip("\n").endswith(
+        """- lab/new-one: The user'"'"'s $HOME procedure.'"""
+    )  # shell-quoted
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    moved = subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
+    assert moved.returncode == 0, moved.stderr
+    index = tiers.local_text("index")
+    (entry,) = [e for e in parse_index(index).entries if e.doc_id == "lab/new-one"]
+    assert entry.heading == "## Procedures"
+    assert "## Unfiled" not in index
+
+
+def test_old_text_copied_from_the_printed_index_lands_without_its_marker(tiers):
+    tiers.put_local("data", "# My data notes\n")
+    shown = _run("index", *_tier_args(tiers)).stdout
+    (line,) = [line for line in shown.split("\n") if line.startswith("- data:")]
+    assert line == "- data: how arrays are laid out (local copy)"
+    done = _run("write", "index", f"--old={line}", "--new=- data: arrays and axes", *_tier_args(tiers))
+    assert done.returncode == 0, done.stderr
+    assert "its (local copy) marker is added by the loader and is not in index.md" in done.stdout
+    assert "- data: arrays and axes\n" in tiers.local_text("index")
+    absent = _run("write", "index", "--old=- data: gone (local copy)", "--new=x", *_tier_args(tiers))
+    assert absent.returncode == 1
+    assert "was not found in 'index'" in absent.stderr

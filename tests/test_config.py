@@ -117,3 +117,23 @@ def test_a_broken_shared_file_is_a_store_error_naming_the_file():
         resolve({}, "the command line")
     assert str(path) in str(caught.value)
     assert "Fix the file" in str(caught.value)
+
+
+def test_the_users_config_file_wins_over_a_system_wide_one(tmp_path, monkeypatch):
+    import jupyter_core.paths
+
+    system = tmp_path / "etc-jupyter"
+    system.mkdir()
+    (system / f"{CONFIG_NAME}.json").write_text(
+        json.dumps({"DocStore": {"docs_local_dir": str(tmp_path / "site"), "shipped_version": "9.9"}})
+    )
+    monkeypatch.setattr(jupyter_core.paths, "SYSTEM_CONFIG_PATH", [str(system)])
+    user = _shared_file(
+        Path(os.environ["HOME"]), json.dumps({"DocStore": {"docs_local_dir": str(tmp_path / "mine")}})
+    )
+    resolved = resolve({}, "the command line")
+    assert resolved.view.config_files == (str(user), str(system / f"{CONFIG_NAME}.json"))
+    assert resolved.local_dir == tmp_path / "mine"
+    assert resolved.shipped_version == "9.9"  # what the user's file leaves unset comes from below
+    source = {s.name: s.source for s in resolved.view.settings}
+    assert source["docs_local_dir"] == str(user)

@@ -1,6 +1,14 @@
 from __future__ import annotations
 
-from biopb_kernel_docs.core.frontmatter import describe, first_h1, first_paragraph, parse_frontmatter
+from biopb_kernel_docs.core.frontmatter import (
+    Frontmatter,
+    describe,
+    first_h1,
+    first_paragraph,
+    parse_frontmatter,
+    prose_lines,
+)
+from biopb_kernel_docs.core.index import parse_index
 
 
 def test_scalars_and_inline_lists_are_parsed():
@@ -81,3 +89,27 @@ def test_links_are_the_prose_links_in_order_each_once():
     text = "See [[data]] and [[kernel]].\n\n```python\nprint('[[not-a-link]]')\n```\nThen [[data]] again.\n"
     assert links_of(text) == ("data", "kernel")
     assert links_of("no links here") == ()
+
+
+def _frontmatter_of(keys: int) -> str:
+    return "---\n" + "".join(f"key{n}: {n}\n" for n in range(keys - 1)) + "description: kept\n---\n# T\n"
+
+
+def test_frontmatter_of_up_to_sixty_lines_is_parsed_and_longer_is_body():
+    for keys in (6, 30, 59):  # 59 keys: with its opening line, 60 lines before the closing one
+        parsed = parse_frontmatter(_frontmatter_of(keys))
+        assert parsed.text("description") == "kept", keys
+        assert parsed.body == "# T\n"
+    too_long = _frontmatter_of(60)
+    assert parse_frontmatter(too_long) == Frontmatter({}, too_long)
+
+
+def test_a_shorter_fence_does_not_close_a_longer_one():
+    lines = ["````markdown", "```python", "- inside: still code", "```", "````", "- outside: prose"]
+    assert [number for number, _ in prose_lines(lines)] == [5]
+    assert parse_index("\n".join(lines)).entry_ids == {"outside"}
+
+
+def test_indented_frontmatter_keys_are_ignored():
+    parsed = parse_frontmatter("---\n  description: indented\n\tpackages: [a]\ntitle: top\n---\nBody.\n")
+    assert parsed.fields == {"title": "top"}

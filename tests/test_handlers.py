@@ -9,8 +9,10 @@ from urllib.parse import urlencode
 
 import pytest
 import tornado.httpclient
+from jupyter_server.auth.authorizer import Authorizer
 
 from biopb_kernel_docs.surfaces import handlers as handlers_module
+from biopb_kernel_docs.surfaces import serverext
 from biopb_kernel_docs.surfaces.serverext import EVENT_SCHEMA_ID
 
 from .conftest import build_tiers
@@ -23,10 +25,22 @@ def server_tiers(tmp_path):
     return build_tiers(tmp_path / "docs")
 
 
+class DenyWrites(Authorizer):
+    """An Authorizer that lets everyone read the docs and no one write them."""
+
+    def is_authorized(self, handler, user, action, resource) -> bool:
+        return not (resource == handlers_module.AUTH_RESOURCE and action == "write")
+
+
 @pytest.fixture
-def jp_server_config(server_tiers):
+def jp_server_config(server_tiers, request, monkeypatch):
+    """The server's configuration; a test may pass ``{"ServerApp": ..., "poll_seconds": ...}`` as an
+    indirect parameter (``poll_seconds`` slows the extension's polling before the server starts)."""
+    extra = dict(getattr(request, "param", {}))
+    if "poll_seconds" in extra:
+        monkeypatch.setattr(serverext, "POLL_SECONDS", extra.pop("poll_seconds"))
     return {
-        "ServerApp": {"jpserver_extensions": {"biopb_kernel_docs": True}},
+        "ServerApp": {"jpserver_extensions": {"biopb_kernel_docs": True}, **extra.get("ServerApp", {})},
         "DocStore": {"docs_local_dir": str(server_tiers.local), "shipped_dir": str(server_tiers.shipped)},
     }
 
@@ -255,6 +269,7 @@ async def test_every_route_refuses_a_request_without_credentials(
         "IndexHandler",
         "DocHandler",
         "OperationHandler",
+        "SearchHandler",
         "ReviewHandler",
         "ConnectHandler",
     }
@@ -356,7 +371,9 @@ async def test_edits_on_disk_are_pushed_as_events(jp_fetch, jp_serverapp, server
     assert data["what"] == "doc"
 
 
+@pytest.mark.parametrize("jp_server_config", [{"poll_seconds": 3600}], indirect=True)
 async def test_a_write_through_the_api_is_pushed_at_once(jp_fetch, jp_serverapp):
+    # Polling slowed to once an hour: the event can only come from the write itself.
     await _api(jp_fetch, "index")
     loop = asyncio.get_running_loop()
     writes = []
@@ -368,3 +385,97 @@ async def test_a_write_through_the_api_is_pushed_at_once(jp_fetch, jp_serverapp)
     assert (await writes[0]).code == 200
     assert data["what"] == "index"
     assert len(data["index_sha256"]) == 64
+
+
+# -- callers and authorization (issue 20) --------------------------------------------------------------
+
+
+async def _new_user(jp_fetch) -> dict[str, str]:
+    """Headers that make later requests one user: a request with the token and no login cookie
+    is a new anonymous user, whom the login cookie it gets back identifies from then on."""
+    response = await _api(jp_fetch, "index")
+    cookies = [c.split(";", 1)[0] for c in response.headers.get_list("Set-Cookie")]
+    assert cookies, "the server set no login cookie"
+    return {"Cookie": "; ".join(cookies)}
+
+
+async def test_one_users_read_never_vouches_for_another_users_body_save(jp_fetch, server_tiers):
+    first, second = await _new_user(jp_fetch), await _new_user(jp_fetch)
+    assert first != second
+    server_tiers.put_local("shared", "# Shared\n\nas both users found it\n")
+    read = await jp_fetch("biopb-kernel-docs", "api", "docs", "shared", headers=second)
+    assert read.code == 200
+    server_tiers.put_local("shared", "# Shared\n\nedited in a text editor\n")
+    assert (await jp_fetch("biopb-kernel-docs", "api", "docs", "shared", headers=first)).code == 200
+    response = await jp_fetch(
+        "biopb-kernel-docs",
+        "api",
+        "docs",
+        "shared",
+        method="PUT",
+        body=json.dumps({"body": "# Shared\n\nsaved from a stale read\n"}),
+        headers=second,
+        raise_error=False,
+    )
+    assert response.code == 409, response.body
+    assert (await _json(response))["kind"] == "StaleWrite"
+    assert server_tiers.local_text("shared") == "# Shared\n\nedited in a text editor\n"
+
+
+@pytest.mark.parametrize("jp_server_config", [{"ServerApp": {"authorizer_class": DenyWrites}}], indirect=True)
+async def test_writes_are_refused_by_an_authorizer_that_denies_them(jp_fetch, server_tiers):
+    assert (await _api(jp_fetch, "docs", "flatfield")).code == 200
+    assert (await _api(jp_fetch, "index")).code == 200
+    put = await _api(jp_fetch, "docs", "mine", method="PUT", body={"body": "# Mine\n"})
+    assert put.code == 403
+    filed = await _api(
+        jp_fetch, "ops", "file_doc", method="POST", body={"id": "segment-nuclei", "heading": "## Lab"}
+    )
+    assert filed.code == 403
+    assert not (server_tiers.local / "mine.md").exists()
+    assert "segment-nuclei" not in server_tiers.local_text("index")
+
+
+SECTIONED = "# Steps doc\n\n## Steps\n\n### Confirm input\nShow the shape; raise KeyError if not.\n"
+
+
+async def test_sections_outlines_collections_and_search_as_json_for_a_ui(jp_fetch, server_tiers):
+    server_tiers.ship("lab/steps", SECTIONED)
+    (server_tiers.local).mkdir(parents=True, exist_ok=True)
+    (server_tiers.local / "index.md").write_text(
+        "# Docs\n\n## Lab\n- lab/: the lab's docs\n", encoding="utf-8"
+    )
+    section = await _json(await _api(jp_fetch, "docs", "lab/steps#Steps/Confirm input"))
+    assert section["type"] == "SectionView"
+    assert (section["position"], section["of"]) == (3, 3)
+    assert section["section"]["path"] == ["Steps doc", "Steps", "Confirm input"]
+    assert (section["section"]["anchor"], section["section"]["line"], section["section"]["end"]) == (
+        "Confirm input",
+        5,
+        6,
+    )
+    outline = await _json(await _api(jp_fetch, "docs", "lab/steps#"))
+    assert [e["anchor"] for e in outline["entries"]] == ["Steps doc", "Steps", "Confirm input"]
+    listing = await _json(await _api(jp_fetch, "docs", "lab/"))
+    assert (listing["type"], listing["listed"], listing["items"][0]["id"]) == (
+        "CollectionView",
+        True,
+        "lab/steps",
+    )
+    missing = await _api(jp_fetch, "docs", "lab/steps#Nope")
+    assert missing.code == 404
+    assert "the outline of lab/steps in the Kernel Docs panel" in (await _json(missing))["message"]
+    found = await _json(await _api(jp_fetch, "search", q="keyerror"))
+    assert found["type"] == "SearchResult"
+    group = found["groups"][0]
+    assert (group["id"], group["anchor"], group["section_line"]) == ("lab/steps", "Confirm input", 5)
+    assert group["lines"][0]["line"] == 6
+    assert group["lines"][0]["spans"] == [[22, 30]]
+    posted = await _json(
+        await _api(jp_fetch, "ops", "search_docs", method="POST", body={"query": r"raise \w+", "regex": True})
+    )
+    assert posted["matching_lines"] == 1
+    refused = await _api(jp_fetch, "search", q="(a", regex="1")
+    assert refused.code == 400
+    assert "not a pattern RE2 accepts" in (await _json(refused))["message"]
+    assert (await _api(jp_fetch, "search", q="x", regex="maybe")).code == 400

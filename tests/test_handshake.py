@@ -22,6 +22,7 @@ from biopb_kernel_docs.text.handshake import (
     COMPACT_TAIL_TITLES,
     HEADER,
     INLINED_TITLE,
+    KNOWN_HOST_BUDGETS,
     RULES,
     Entry,
     budget_for,
@@ -417,3 +418,9 @@ def test_the_handshake_value_names_the_entries_a_budgeted_host_misses_in_index_o
     assert (cut.budget, cut.length) == (2048, len(cut.text))
     assert list(cut.left_out) == [f"lab/protocol-{n:03d}" for n in range(len(sent), 200)]
     assert handshake(index).left_out == ()
+
+
+def test_claude_codes_budget_is_its_documented_2048_characters():
+    assert KNOWN_HOST_BUDGETS == {"claude-code": 2048}
+    assert budget_for("claude-code", KNOWN_HOST_BUDGETS) == 2048
+    assert budget_for("claude-code/2.1", KNOWN_HOST_BUDGETS) == 2048

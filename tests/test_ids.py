@@ -103,3 +103,51 @@ def test_the_fast_path_for_plain_ids_agrees_with_every_rule():
     samples += ["con-fluent", "lpt1", "lab/com1", "x" * 201, "segment-nuclei/", "aaaaaaa/bbbbbbb"]
     for doc_id in samples:
         assert is_valid_doc_id(doc_id) == (_problem(doc_id) is None and not doc_id.endswith("/")), doc_id
+
+
+@pytest.mark.parametrize(
+    ("doc_id", "instead"),
+    [
+        ("flatfield.md/y", "flatfield/y"),
+        ("lab/Notes.MD/today", "lab/Notes/today"),
+        ("a.md/b.Md/c", "a/b/c"),
+        ("flatfield.md/", "flatfield/"),
+    ],
+)
+def test_a_folder_name_ending_in_md_is_refused_with_the_id_to_use_instead(doc_id, instead):
+    with pytest.raises(InvalidDocId) as caught:
+        check_doc_id(doc_id)
+    message = str(caught.value)
+    assert "ends in '.md'" in message
+    assert f"use {instead!r}" in message
+
+
+def test_a_name_that_only_contains_md_is_still_an_id():
+    assert check_doc_id("notes.md-old/y") == "notes.md-old/y"
+    assert check_doc_id("x.mdx/y") == "x.mdx/y"
+
+
+def test_a_file_inside_a_folder_ending_in_md_is_never_a_doc():
+    from pathlib import PurePosixPath
+
+    assert id_from_relative_path(PurePosixPath("flatfield.md/y.md")) is None
+
+
+def test_an_id_of_200_characters_is_valid_and_201_is_not():
+    from biopb_kernel_docs.core.ids import MAX_ID_LENGTH, is_valid_doc_id
+
+    assert MAX_ID_LENGTH == 200
+    longest = "a" * 100 + "/" + "b" * 99
+    assert check_doc_id(longest) == longest
+    with pytest.raises(InvalidDocId, match="it is 201 characters long; the limit is 200"):
+        check_doc_id(longest + "b")
+    plain = "/".join(["c" * 61] * 3) + "/" + "d" * 15  # 201 characters in the fast path's shape
+    assert len(plain) == 201
+    assert not is_valid_doc_id(plain)
+    assert is_valid_doc_id(plain[:-1])
+
+
+def test_an_md_suffix_in_any_case_is_refused():
+    for doc_id in ("notes.MD", "lab/notes.Md"):
+        with pytest.raises(InvalidDocId, match=r"ends in '\.md'.*Ids carry no '\.md'"):
+            check_doc_id(doc_id)

@@ -240,3 +240,25 @@ def test_cap_lets_an_index_already_over_it_shrink():
     check_entry_cap(220, 210)
     with pytest.raises(LimitExceeded):
         check_entry_cap(220, 221)
+
+
+def test_ignored_ids_may_be_separated_by_spaces_commas_or_both():
+    parsed = parse_index("# I\n\nignored: alpha beta,gamma ,  delta\tepsilon\n")
+    assert parsed.ignored_in_order == ("alpha", "beta", "gamma", "delta", "epsilon")
+
+
+def _over_cap_index(entries: int) -> str:
+    return "# I\n\n## Lab\n" + "".join(f"- lab/d{n:03d}: doc {n}\n" for n in range(entries))
+
+
+def test_an_index_over_the_cap_can_shrink_one_entry_at_a_time_and_take_a_same_count_edit(tiers):
+    check_entry_cap(205, 204)
+    check_entry_cap(205, 205)
+    tiers.put_local("index", _over_cap_index(205))  # grown past the cap by hand, say
+    docs = tiers.docs()
+    docs.write_doc("index", old="- lab/d204: doc 204\n", new="")
+    assert len(parse_index(tiers.local_text("index")).entries) == 204
+    docs.write_doc("index", old="- lab/d000: doc 0\n", new="- lab/d000: the first doc, reworded\n")
+    assert "- lab/d000: the first doc, reworded\n" in tiers.local_text("index")
+    with pytest.raises(LimitExceeded, match="the cap is 200"):
+        docs.write_doc("index", old="- lab/d000:", new="- lab/extra: one more\n- lab/d000:")

@@ -91,6 +91,36 @@ def test_write_doc_replace_form_shadows_a_shipped_doc_and_diff_view_shows_it(ker
     assert "+Step one, with a dark frame." in markdown
 
 
+def test_sections_outlines_and_search_in_the_notebooks_words(kernel, module_tiers):
+    module_tiers.ship("lab/steps", "# Steps doc\n\n## Steps\n\n### Confirm input\nShow it; raise KeyError.\n")
+    module_tiers.ship("lab/other", "# Other\n\nNothing here.\n")
+    section = kernel.run("%read_doc lab/steps#Steps/Confirm input")  # spaces, unquoted
+    assert section.error is None, section.error
+    (markdown,) = section.data("text/markdown")
+    assert "§ 3 of 3: Steps doc › Steps › Confirm input" in markdown
+    assert "**Confirm input**" in markdown  # headings as bold lines, as in a whole read
+    (outline,) = kernel.run("%read_doc lab/steps#").data("text/markdown")
+    assert "- Confirm input (2 lines) `%read_doc 'lab/steps#Confirm input'`" in outline
+    (listing,) = kernel.run("%read_doc lab/").data("text/markdown")
+    assert "- **lab/steps**: Show it; raise KeyError." in listing
+    assert "Not in the index" in listing
+    seeded = module_tiers.local_text("index")  # the module's later tests read the seeded index
+    module_tiers.put_local("index", "# Docs\n\n- lab/: the lab's docs\n")
+    try:
+        found = kernel.run(r"%search_docs --regex raise \w+Error")  # the pattern verbatim, backslash kept
+        assert found.error is None, found.error
+        (plain,) = found.data("text/plain")
+        assert "lab/steps (§ Steps › Confirm input) — %read_doc 'lab/steps#Confirm input'" in plain
+        assert "  L6: Show it; raise KeyError." in plain
+        refused = kernel.run("%search_docs")
+        assert refused.error["ename"] == "UsageError"
+        assert "is empty" in refused.error["evalue"]
+    finally:
+        module_tiers.put_local("index", seeded)
+    missing = kernel.run("%read_doc lab/steps#Nope")
+    assert "%read_doc lab/steps# lists all 3 sections" in missing.error["evalue"]
+
+
 def test_refusal_is_a_usage_error_one_liner_with_the_store_message(kernel):
     result = kernel.run("%read_doc flatfeld")
     assert result.error["ename"] == "UsageError"
@@ -179,3 +209,55 @@ def test_replace_cell_tolerates_a_git_style_closing_line_as_ipython_leaves_it():
 
     assert split_replacement("<<<<<<< old\na\n=======\nb\n>>>> new\n") == ("a", "b")
     assert split_replacement("<<<<<<< old\na\n\n=======\nb\nc") == ("a\n", "b\nc")
+
+
+def test_a_created_docs_result_ends_with_the_cell_that_files_it_and_that_cell_runs(kernel, module_tiers):
+    from biopb_kernel_docs.core.index import parse_index
+
+    result = kernel.run("%%write_doc lab/filed-by-cell\n# Filed\n\nA procedure the user asked to keep.\n")
+    assert result.error is None
+    (plain,) = result.data("text/plain")
+    (markdown,) = result.data("text/markdown")
+    cell = plain[plain.index("%%write_doc index --replace\n<<<<<<< old\n") :]
+    assert "\n- lab/filed-by-cell: A procedure the user asked to keep.\n=======\n" in cell
+    assert markdown.endswith(f"```\n{cell}\n```")
+    assert kernel.run(cell).error is None
+    (entry,) = [
+        e for e in parse_index(module_tiers.local_text("index")).entries if e.doc_id == "lab/filed-by-cell"
+    ]
+    assert entry.heading not in (None, "## Unfiled")
+
+
+def test_a_replace_cell_copied_from_the_rendered_index_lands_without_the_marker(kernel, module_tiers):
+    module_tiers.put_local("stitch-tiles", "# My stitching\n")  # a shadow: marked (local copy)
+    (plain,) = kernel.run("%read_doc index").data("text/plain")
+    (line,) = [line for line in plain.split("\n") if line.startswith("- stitch-tiles:")]
+    assert line.endswith(" (local copy)")
+    new = "- stitch-tiles: one canvas (local copy)"
+    result = kernel.run(f"%%write_doc index --replace\n<<<<<<< old\n{line}\n=======\n{new}\n")
+    assert result.error is None, result.error
+    (markdown,) = result.data("text/markdown")
+    assert "its (local copy) marker is added by the loader and is not in index.md" in markdown
+    assert "- stitch-tiles: one canvas\n" in module_tiers.local_text("index")
+    assert "(local copy)" not in module_tiers.local_text("index")
+    missing = kernel.run(
+        "%%write_doc index --replace\n<<<<<<< old\n- nowhere: at all (missing)\n=======\nx\n"
+    )
+    assert missing.error is not None
+    assert "was not found in 'index'" in missing.error["evalue"]
+
+
+def test_a_replace_cell_with_two_separator_lines_is_refused_and_says_why():
+    from IPython.core.error import UsageError
+
+    from biopb_kernel_docs.surfaces.magics import split_replacement
+
+    with pytest.raises(UsageError, match="needs exactly one '=======' line between old and new; found 2"):
+        split_replacement("<<<<<<< old\na\n=======\nb\n=======\nc\n")
+
+
+def test_a_replace_cell_keeps_the_trailing_indentation_of_old_and_new():
+    from biopb_kernel_docs.surfaces.magics import split_replacement
+
+    cell = "<<<<<<< old\n    first()\n    \n=======\n    second()\n    \n"
+    assert split_replacement(cell) == ("    first()\n    ", "    second()\n    ")

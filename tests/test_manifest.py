@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -61,3 +62,38 @@ def test_manifest_is_never_a_doc(tiers, docs):
     assert tiers.store().local_ids() == []
     with pytest.raises(InvalidDocId):
         docs.read_doc(".shipped-manifest")
+
+
+def test_two_processes_refreshing_after_an_upgrade_keep_the_changed_set(tiers, monkeypatch):
+    changed_shipped_ids(tiers.store("1.0"))
+    tiers.ship("data", "# Data\n\nRevised in 1.1.\n")
+    upgraded = tiers.store("1.1")
+    real_lock = upgraded.lock
+
+    @contextlib.contextmanager
+    def another_process_refreshes_first():
+        # The kernel, the Jupyter server and the MCP server all see the bump; one gets the lock first.
+        assert changed_shipped_ids(tiers.store("1.1")) == {"data"}
+        with real_lock():
+            yield
+
+    monkeypatch.setattr(upgraded, "lock", another_process_refreshes_first)
+    assert changed_shipped_ids(upgraded) == {"data"}
+    assert _manifest(tiers)["changed"] == ["data"]
+    assert changed_shipped_ids(tiers.store("1.1")) == {"data"}
+
+
+def test_an_unwritable_local_tier_still_gets_the_stale_tail(tiers):
+    from biopb_kernel_docs.text.render import STALE_TAIL_TITLE, index_text
+
+    docs = tiers.docs("1.0")
+    docs.index()
+    docs.write_doc("data", body="# My data notes\n")  # a local copy shadowing a shipped doc
+    tiers.ship("data", "# Data\n\nRevised in 1.1.\n")
+    (tiers.local / ".lock").unlink()
+    (tiers.local / ".lock").mkdir()  # nothing can be written here: the lock cannot be taken
+    assert changed_shipped_ids(tiers.store("1.1")) == {"data"}
+    assert _manifest(tiers)["version"] == "1.0"  # computed, not recorded
+    rendered = index_text(tiers.docs("1.1").index())
+    assert f"\n{STALE_TAIL_TITLE}\n" in rendered
+    assert '- data: Revised in 1.1. — read_doc("data@diff")' in rendered

@@ -12,7 +12,11 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 
 from biopb_kernel_docs.surfaces.mcp_server import INDEX_URI
-from biopb_kernel_docs.surfaces.operations import READ_DOC_DESCRIPTION, WRITE_DOC_DESCRIPTION
+from biopb_kernel_docs.surfaces.operations import (
+    READ_DOC_DESCRIPTION,
+    SEARCH_DOCS_DESCRIPTION,
+    WRITE_DOC_DESCRIPTION,
+)
 from biopb_kernel_docs.text.handshake import HEADER
 
 from .kernels import Kernel, mcp_server
@@ -78,7 +82,7 @@ async def test_handshake_era_instructions_carry_the_header_and_the_rendered_inde
         assert "- segment-nuclei: find the nuclei" in init.instructions  # the new-docs tail
         assert init.capabilities.resources.subscribe
         tools = (await session.list_tools()).tools
-        assert sorted(tool.name for tool in tools) == ["read_doc", "write_doc"]
+        assert sorted(tool.name for tool in tools) == ["read_doc", "search_docs", "write_doc"]
 
 
 async def test_modern_era_client_gets_the_same_instructions_and_tools(home, tiers):
@@ -90,7 +94,39 @@ async def test_modern_era_client_gets_the_same_instructions_and_tools(home, tier
         assert text_of(result).startswith("[data · shipped · updated")
 
 
+SECTIONED = "# Steps doc\n\n## Steps\n\n### Confirm input\nShow the shape; raise KeyError if not.\n"
+
+
+async def test_both_eras_read_sections_outlines_collections_and_search(home, tiers):
+    tiers.ship("lab/steps", SECTIONED)
+    tiers.put_local("index", "# Test docs\n\n## Lab\n- lab/: the lab's docs\n")
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        assert "search_docs finds" in init.instructions
+        section = text_of(await session.call_tool("read_doc", {"id": "lab/steps#steps/confirm input"}))
+        assert section.startswith("[lab/steps#Confirm input · shipped · updated ")
+        assert "§ 3 of 3: Steps doc › Steps › Confirm input" in section
+        outline = text_of(await session.call_tool("read_doc", {"id": "lab/steps#"}))
+        assert '- Confirm input (2 lines, 5–6): read_doc("lab/steps#Confirm input")' in outline
+        listing = text_of(await session.call_tool("read_doc", {"id": "lab/"}))
+        assert "- lab/steps: Show the shape; raise KeyError if not." in listing
+        missing = await session.call_tool("read_doc", {"id": "lab/steps#Nope"})
+        assert missing.is_error
+        assert 'read_doc("lab/steps#") lists all 3 sections' in text_of(missing)
+    async with Client(own_kernel(home, tiers)) as client:
+        found = text_of(await client.call_tool("search_docs", {"query": "KeyError"}))
+        assert 'lab/steps (§ Steps › Confirm input) — read_doc("lab/steps#Confirm input")' in found
+        assert "  L6: Show the shape; raise KeyError if not." in found
+        pattern = text_of(await client.call_tool("search_docs", {"query": r"raise \w+", "regex": True}))
+        assert "L6:" in pattern
+        refused = await client.call_tool("search_docs", {"query": "(a", "regex": True})
+        assert refused.is_error
+        assert "not a pattern RE2 accepts" in text_of(refused)
+
+
 def test_tool_descriptions_fit_hosts_and_name_what_they_must():
+    assert len(SEARCH_DOCS_DESCRIPTION.encode()) < 1024
+    assert "regex" in SEARCH_DOCS_DESCRIPTION
     assert len(READ_DOC_DESCRIPTION) < 2048
     assert len(WRITE_DOC_DESCRIPTION) < 2048
     for needle in ('read_doc("index")', "@diff", "[[id]]"):
@@ -425,3 +461,152 @@ async def test_a_subscriber_that_went_away_never_breaks_a_write(tiers):
     assert not result.is_error, text_of(result)
     assert tiers.local_text("lab/after") == "# After\n"
     assert gone not in bridge._handshake_subscribers
+
+
+# -- bad input (issue 21) -----------------------------------------------------------------------------
+
+
+async def test_bad_input_is_refused_with_the_stores_words_and_writes_nothing(home, tiers):
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        index = (await session.call_tool("read_doc", {"id": "index"})).content[0].text
+        before = {p: p.read_bytes() for p in tiers.local.rglob("*.md")}
+
+        guarded = await session.call_tool(
+            "write_doc", {"id": "flatfield", "body": "# Mine\n", "if_match": "0" * 64}
+        )
+        assert guarded.is_error
+        assert text_of(guarded).startswith(
+            "write_doc has no parameter 'if_match'; it takes id, body, old, new. Nothing was done. There "
+            "is no if_match here: your session remembers the text of each doc you read"
+        )
+        extra = await session.call_tool("read_doc", {"id": "data", "section": "Axes", "x" * 100: 1})
+        assert extra.is_error
+        assert text_of(extra).startswith("read_doc has no parameter 'section', 'xxxxxxxxx")
+        assert text_of(extra).endswith("...'; it takes id. Nothing was done.")
+
+        long_line = await session.call_tool("write_doc", {"id": "long", "body": "x" * 2_000_000})
+        assert long_line.is_error
+        assert text_of(long_line).startswith(
+            "'long' would be 2,000,001 bytes; the cap is 64 KiB (65,536 bytes) per doc"
+        )
+        folder = await session.call_tool("write_doc", {"id": "flatfield.md/y", "body": "# Y\n"})
+        assert folder.is_error
+        assert "Ids carry no '.md' in any name: use 'flatfield/y'." in text_of(folder)
+
+        typed = await session.call_tool("write_doc", {"id": "lab/x", "body": 7})
+        assert typed.is_error
+        assert text_of(typed) == "write_doc's 'body' must be a string, not int."
+
+        assert (await session.call_tool("read_doc", {"id": "index"})).content[0].text == index
+
+        json_text = await session.call_tool(  # the SDK would parse it into a list, then refuse that
+            "write_doc", {"id": "flatfield", "old": "Step one.", "new": '["a", {"b": 1}]'}
+        )
+        assert not json_text.is_error, text_of(json_text)
+    assert tiers.local_text("flatfield").endswith('# Flatfield\n\n["a", {"b": 1}]\n')
+    after = {p: p.read_bytes() for p in tiers.local.rglob("*.md")}
+    assert {p: b for p, b in after.items() if p.stem != "flatfield"} == before
+
+
+async def test_modern_era_calls_with_unknown_arguments_are_refused_too(home, tiers):
+    async with Client(own_kernel(home, tiers, "--in-process")) as client:
+        result = await client.call_tool("write_doc", {"id": "lab/x", "body": "# X\n", "if_match": "abc"})
+        assert result.is_error
+        assert text_of(result).startswith("write_doc has no parameter 'if_match'")
+    assert not (tiers.local / "lab" / "x.md").exists()
+
+
+# -- index edits an agent makes (issue 22) ------------------------------------------------------------
+
+
+async def test_an_agent_edits_a_marked_index_line_and_files_a_new_doc_with_the_call_it_is_given(home, tiers):
+    from biopb_kernel_docs.core.index import parse_index
+
+    from .test_filing import agent_call
+
+    tiers.put_local("data", "# My data notes\n")  # a shadow: its entry is marked (local copy)
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        index = text_of(await session.call_tool("read_doc", {"id": "index"}))
+        (line,) = [line for line in index.split("\n") if line.startswith("- data:")]
+        edited = await session.call_tool(
+            "write_doc", {"id": "index", "old": line, "new": line.replace("how arrays are laid out", "axes")}
+        )
+        assert not edited.is_error, text_of(edited)
+        assert "its (local copy) marker is added by the loader and is not in index.md" in text_of(edited)
+
+        created = await session.call_tool("write_doc", {"id": "lab/cells", "body": "# Cells\n\nPer cell.\n"})
+        printed = text_of(created)
+        assert printed.split("\n")[-1].startswith('write_doc("index", old="')
+        moved = await session.call_tool("write_doc", {"id": "index", **agent_call(printed)})
+        assert not moved.is_error, text_of(moved)
+    index = tiers.local_text("index")
+    assert "- data: axes\n" in index
+    (entry,) = [e for e in parse_index(index).entries if e.doc_id == "lab/cells"]
+    assert entry.heading == "## Procedures"
+
+
+# -- what the suite's mutation run let through (issue 20) ----------------------------------------------
+
+
+async def test_the_servers_own_index_reads_never_count_as_the_agent_reading_the_index(home, tiers):
+    async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert not (await session.call_tool("read_doc", {"id": "index"})).is_error
+        index = tiers.local / "index.md"
+        edited = index.read_text() + "- typed-by-hand: the user's edit in a text editor\n"
+        index.write_text(edited)
+        # A write of another doc: the server re-reads the index to notify subscribers.
+        shadowed = await session.call_tool(
+            "write_doc", {"id": "flatfield", "old": "Step one.", "new": "Step 1."}
+        )
+        assert not shadowed.is_error, text_of(shadowed)
+        clobber = await session.call_tool(
+            "write_doc", {"id": "index", "body": "# Rewritten from a stale read\n"}
+        )
+        assert clobber.is_error
+        assert "changed on disk since you last read it" in text_of(clobber)
+    assert index.read_text() == edited
+
+
+async def test_initialize_against_a_busy_kernel_is_answered_within_the_handshake_deadline(home, tiers):
+    from biopb_kernel_docs.surfaces.mcp_server import HANDSHAKE_SECONDS
+
+    assert HANDSHAKE_SECONDS == 5.0
+    kernel = Kernel(
+        home,
+        (
+            "--IPKernelApp.kernel_class=tests.no_subshell_kernel.NoSubshellKernel",
+            f"--DocStore.docs_local_dir={tiers.local}",
+            f"--DocStore.shipped_dir={tiers.shipped}",
+        ),
+    )
+    try:
+        kernel.wait_running(
+            kernel.start("import time; time.sleep(120)")
+        )  # a long cell: no answer before 30 s
+        params = mcp_server(home, "--existing", kernel.connection_file)  # calls wait up to 30 s
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            with anyio.fail_after(15):  # the 5 s deadline and the server's start, well under 30 s
+                init = await session.initialize()
+        assert init.instructions.startswith(HEADER)
+        assert "the kernel did not answer within 5 s; it may still be starting or busy" in init.instructions
+        assert 'Call read_doc("index") to retry' in init.instructions
+    finally:
+        kernel.manager.interrupt_kernel()
+        kernel.shutdown()
+
+
+async def test_the_tools_schema_offers_no_if_match(tiers):
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.mcp_server import DocsBridge
+
+    store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    bridge = DocsBridge(InProcessDocsClient(store), poll_interval=3600)
+    async with Client(bridge.server) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    assert set(tools["write_doc"].input_schema["properties"]) == {"id", "body", "old", "new"}
+    assert set(tools["read_doc"].input_schema["properties"]) == {"id"}
+    assert "if_match" not in str([tool.input_schema for tool in tools.values()])

@@ -126,11 +126,6 @@ def test_identical_shadow_diff_says_so(tiers, docs):
     assert read(docs, "data@diff").endswith("No differences: your local copy matches the shipped text.")
 
 
-def test_collection_ids_are_not_readable_yet(docs):
-    with pytest.raises(InvalidDocId, match="reserved"):
-        read(docs, "design/")
-
-
 # -- write_doc: body ----------------------------------------------------------------------------
 
 
@@ -230,10 +225,10 @@ def test_replace_quoting_the_header_line_says_to_leave_it_out(tiers, docs):
         write(docs, "mine", old="[mine · local · updated 2026-03-14]\n\n# Mine", new="x")
 
 
-def test_replace_quoting_loader_markers_in_the_index_explains_them(tiers, docs):
-    tiers.put_local("index", "- ghost: planned\n")
+def test_replace_quoting_a_tail_line_of_the_rendered_index_explains_it(tiers, docs):
+    docs.index()
     with pytest.raises(EditRefused, match="loader's rendering"):
-        write(docs, "index", old="- ghost: planned (missing)", new="- ghost: later")
+        write(docs, "index", old="- segment-nuclei: find the nuclei", new="- segment-nuclei: nuclei")
 
 
 def test_replace_on_a_missing_doc_says_to_create_it(docs):
@@ -632,3 +627,43 @@ def test_a_first_run_files_nothing_back(tiers):
     tiers.put_local("dropped-by-hand", "# By hand\n")
     view = tiers.docs().index()
     assert "dropped-by-hand" not in view.text
+
+
+# -- the panel's index edits: if_match and the cap (issue 20) -------------------------------------------
+
+
+def test_file_doc_and_ignore_doc_refuse_a_stale_if_match_and_change_nothing(tiers, docs):
+    stale = docs.index().sha256
+    tiers.put_local("index", tiers.local_text("index") + "- added-by-user: hook\n")
+    before = tiers.local_text("index")
+    with pytest.raises(StaleWrite, match="has changed since the text this write was based on"):
+        docs.file_doc("segment-nuclei", "## Procedures", if_match=stale)
+    with pytest.raises(StaleWrite, match="has changed since the text this write was based on"):
+        docs.ignore_doc("segment-nuclei", if_match=stale)
+    assert tiers.local_text("index") == before
+    current = docs.index().sha256
+    docs.ignore_doc("segment-nuclei", if_match=current)
+    assert "ignored: old-method, segment-nuclei" in tiers.local_text("index")
+
+
+def test_file_doc_refuses_entry_201_and_ignore_doc_still_works_at_the_cap(tiers, docs):
+    docs.index()
+    entries = "".join(f"- lab/d{n:03d}: doc {n}\n" for n in range(197))
+    tiers.put_local("index", tiers.local_text("index").replace("ignored:", entries + "\nignored:"))
+    assert len(docs.index().entries) == 200
+    before = tiers.local_text("index")
+    with pytest.raises(LimitExceeded, match="would leave the index with 201 entries; the cap is 200"):
+        docs.file_doc("segment-nuclei", "## Procedures")
+    assert tiers.local_text("index") == before
+    docs.ignore_doc("segment-nuclei")  # the count stays at 200
+    assert "segment-nuclei" in parse_index(tiers.local_text("index")).ignored
+
+
+def test_a_callers_own_writes_keep_what_it_remembers_current(tiers, docs):
+    tiers.put_local("mine", "# Mine\n\nfirst\n")
+    read(docs, "mine")
+    write(docs, "mine", body="# Mine\n\nsecond\n")
+    write(docs, "mine", body="# Mine\n\nthird\n")  # based on its own write, not on a stale read
+    write(docs, "mine", old="third", new="fourth")
+    write(docs, "mine", body="# Mine\n\nfifth\n")  # based on its own edit
+    assert tiers.local_text("mine") == "# Mine\n\nfifth\n"

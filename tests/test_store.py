@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -376,3 +377,103 @@ def test_a_fingerprint_of_the_listed_docs_ignores_unlisted_files_and_sees_listed
     shadow = store.fingerprint(["lab/listed"])
     tiers.put_local("data", "# A new local copy of a shipped doc\n")  # a shadow can feed the stale tail
     assert store.fingerprint(["lab/listed"]) != shadow
+
+
+# -- what the suite's mutation run let through (issue 20) ----------------------------------------------
+
+
+def test_a_flat_read_through_a_symlink_out_of_the_tier_is_refused(tiers, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nnot the tier's to serve\n")
+    tiers.local.mkdir()
+    (tiers.local / "leak.md").symlink_to(outside / "secret.md")
+    with pytest.raises(InvalidDocId, match="outside the local tier"):
+        tiers.store().read(Tier.LOCAL, "leak")
+    from biopb_kernel_docs.core.ops import Docs
+
+    with pytest.raises(InvalidDocId, match="remove or fix that link"):
+        Docs(tiers.store()).read_doc("leak")
+
+
+def test_a_directory_named_like_a_doc_is_not_a_doc(tiers):
+    from biopb_kernel_docs.core.ops import Docs
+
+    (tiers.local / "lab.md").mkdir(parents=True)
+    (tiers.local / "lab.md" / "inside.md").write_text("# Inside\n")
+    store = tiers.store()
+    assert not store.exists(Tier.LOCAL, "lab")
+    assert "lab" not in store.local_ids()
+    with pytest.raises(UnreadableDoc, match="is a folder where a doc's file would be"):
+        Docs(store).read_doc("lab")
+    tiers.put_local("index", "# I\n\n- lab: a directory, not a file\n")
+    assert Docs(store).index().entries[0].marker == "missing"
+
+
+def test_the_temp_sweep_never_deletes_a_users_part_file(tiers):
+    tiers.local.mkdir()
+    (tiers.local / "notes.part").write_text("the user's own notes")
+    (tiers.local / ".tmp-0123456789abcdef.part").write_text("half a write")
+    tiers.store().write_local("mine", "# Mine\n")
+    assert (tiers.local / "notes.part").read_text() == "the user's own notes"
+    assert not (tiers.local / ".tmp-0123456789abcdef.part").exists()
+
+
+def test_a_rewrite_keeps_the_file_mode_under_a_restrictive_umask(tiers):
+    target = tiers.put_local("mine", "# Mine\n\nold\n")
+    target.chmod(0o644)
+    umask = os.umask(0o077)
+    try:
+        tiers.docs().write_doc("mine", old="old", new="new")
+    finally:
+        os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o644
+    assert tiers.local_text("mine") == "# Mine\n\nnew\n"
+
+
+def test_atomic_write_syncs_the_directory_after_the_rename(tmp_path, monkeypatch):
+    calls = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        calls.append("fsync directory" if stat.S_ISDIR(os.fstat(fd).st_mode) else "fsync file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", lambda a, b: (calls.append("replace"), real_replace(a, b))[1])
+    atomic_write(tmp_path / "doc.md", b"text")
+    assert calls == ["fsync file", "replace", "fsync directory"]
+
+
+def test_a_crlf_doc_whose_first_line_is_long_keeps_its_line_ends(tiers):
+    for doc_id, first in (
+        ("wide", "# " + "a long title " * 800),  # ASCII: ~10 KB before the first line end
+        ("wide-utf8", "# " + "une étude longue " * 600),  # the UTF-8 path, just as long
+    ):
+        tiers.put_local(doc_id, f"{first}\r\n\r\nold\r\n".encode())
+        doc = tiers.store().read(Tier.LOCAL, doc_id)
+        assert doc.crlf, doc_id
+        assert "\r" not in doc.text
+        tiers.docs().write_doc(doc_id, old="old", new="new")
+        assert (tiers.local / f"{doc_id}.md").read_bytes() == f"{first}\r\n\r\nnew\r\n".encode()
+
+
+def test_a_fingerprint_of_the_listed_docs_sees_a_nested_local_copy_appear(tiers):
+    tiers.ship("design/engine", "# Engine\n")
+    tiers.docs().index()
+    tiers.put_local("design/notes", "# Notes, in a directory that already exists\n")
+    store = tiers.store()
+    before = store.fingerprint([])
+    tiers.put_local("design/engine", "# My copy of the engine doc\n")  # a shadow: the stale tail may list it
+    assert store.fingerprint([]) != before
+
+
+def test_a_fingerprint_sees_an_in_place_edit_that_keeps_the_mtime(tiers):
+    tiers.docs().index()
+    listed = tiers.put_local("lab/listed", "# Listed\n")
+    store = tiers.store()
+    before = store.fingerprint(["lab/listed"])
+    mtime = listed.stat().st_mtime_ns
+    listed.write_text("# Listed, edited in place within the same clock tick\n")
+    os.utime(listed, ns=(mtime, mtime))
+    assert store.fingerprint(["lab/listed"]) != before

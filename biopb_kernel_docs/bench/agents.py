@@ -21,11 +21,10 @@ from functools import cache
 from pathlib import Path
 from typing import Protocol
 
-from ..core.frontmatter import prose_lines
-from ..core.ids import ID_PATTERN, INDEX_ID, is_collection_id
+from ..core.frontmatter import LINK, prose_lines
+from ..core.ids import INDEX_ID, is_collection_id
 from ..core.index import parse_index
 
-LINK = re.compile(rf"\[\[({ID_PATTERN})\]\]")
 MAX_READS = 3
 # Words that carry no topic; a hook and a request sharing only these share nothing.
 _STOPWORD_TEXT = """
@@ -45,6 +44,7 @@ class AgentRun:
     read: tuple[str, ...]
     ranked: tuple[str, ...] = ()
     note: str = ""
+    chars: int | None = None  # the handshake plus every tool result, counted by the runner
 
 
 class Reader(Protocol):

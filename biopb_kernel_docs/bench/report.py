@@ -1,7 +1,8 @@
 """The report: ``report.json`` (every record, the summaries, the paired tests) and ``report.md``.
 
 Passed/failed is given in the seed's own form ("17/3 vs 12/8"), per agent, budget and arm, on the
-cases this tree can answer (an expected doc ships, or nothing is expected) and on all of them. For
+cases this tree can answer (an expected doc ships, or nothing is expected) and on all of them, with
+the characters each record put in the agent's context (the handshake plus every tool result). For
 paired arms: an exact McNemar p and a bootstrap interval of the difference in pass rate, pairing
 each case's outcomes (with several trials, a case passes an arm when most of its trials do).
 """
@@ -67,6 +68,10 @@ def build_report(
             }
             if any(o.ranked for o in chosen):
                 entry["top3"] = sum(_top3(o, by_id[o.case]) for o in chosen)
+            counted = sorted(o.chars for o in chosen if o.chars is not None)
+            if counted:
+                entry["chars_median"] = _percentile(counted, 50)
+                entry["chars_p90"] = _percentile(counted, 90)
             summary.append(entry)
     comparisons = []
     for agent, budget in dict.fromkeys((a, b) for a, b, _ in groups):
@@ -121,6 +126,18 @@ def build_report(
         "summary": summary,
         "comparisons": comparisons,
     }
+
+
+def _percentile(ordered: Sequence[int], percent: int) -> int:
+    """The nearest-rank percentile of sorted counts (the median of an even count: the lower one)."""
+    rank = max(1, -(-percent * len(ordered) // 100))
+    return ordered[rank - 1]
+
+
+def _chars(entry: dict[str, Any] | None) -> str:
+    if not entry or "chars_median" not in entry:
+        return "—"
+    return f"{entry['chars_median']:,} ({entry['chars_p90']:,})"
 
 
 def _top3(outcome: Outcome, case: Case) -> bool:
@@ -180,10 +197,11 @@ def _results_table(report: dict[str, Any], scope: str) -> list[str]:
     }
     rows = [
         f"| agent | budget | passed/failed, {' vs '.join(arms)} | catalog read the right doc first | "
-        "catalog top-3 | ablated records that read a procedure | "
+        "catalog top-3 | catalog characters read per case, median (p90) | "
+        "ablated records that read a procedure | "
         + " | ".join(f"catalog vs {arm}: McNemar p; difference [95% bootstrap]" for arm in others)
         + " |",
-        "|---|---|---|---|---|---|" + "---|" * len(others),
+        "|---|---|---|---|---|---|---|" + "---|" * len(others),
     ]
     for agent, budget in dict.fromkeys((a, b) for a, b, _ in summary):
         row = {arm: summary.get((agent, budget, arm)) for arm in arms}
@@ -194,6 +212,7 @@ def _results_table(report: dict[str, Any], scope: str) -> list[str]:
             " vs ".join(f"{r['passed']}/{r['failed']}" if r else "—" for r in row.values()),
             _rate(catalog["top1"], catalog["records"]) if catalog else "—",
             _rate(catalog["top3"], catalog["records"]) if catalog and "top3" in catalog else "—",
+            _chars(catalog),
             f"{ablated['read_a_procedure']}/{ablated['records']}" if ablated else "—",
             *(_comparison_cell(compared.get((agent, budget, arm))) for arm in others),
         ]

@@ -14,7 +14,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -46,6 +46,7 @@ class Outcome:
     first_pick: bool
     ranked: tuple[str, ...] = ()
     note: str = ""
+    chars: int | None = None  # the handshake plus every tool result it read; None: not seen
 
     def record(self) -> dict[str, Any]:
         return {
@@ -56,6 +57,7 @@ class Outcome:
             "trial": self.trial,
             "read": list(self.read),
             "passed": self.passed,
+            "chars": self.chars,
         }
 
 
@@ -93,6 +95,23 @@ class SessionReader:
         result = await self.session.call_tool(name, arguments)
         text = "".join(block.text for block in result.content if isinstance(block, types.TextContent))
         return text, bool(result.is_error)
+
+    async def read_doc(self, doc_id: str) -> tuple[str, bool]:
+        return await self.call_tool("read_doc", {"id": doc_id})
+
+
+class CountingReader:
+    """One agent's view of the session that counts the characters of every tool result it got."""
+
+    def __init__(self, reader: SessionReader) -> None:
+        self.reader = reader
+        self.tools = reader.tools
+        self.chars = 0
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
+        text, failed = await self.reader.call_tool(name, arguments)
+        self.chars += len(text)
+        return text, failed
 
     async def read_doc(self, doc_id: str) -> tuple[str, bool]:
         return await self.call_tool("read_doc", {"id": doc_id})
@@ -168,6 +187,7 @@ async def run_unit(
             case.first_pick_right(run.read, procedures),
             run.ranked,
             run.note,
+            run.chars,
         )
         for name, run in runs
     ]
@@ -230,9 +250,13 @@ async def _converse(params, errlog, client_info, case: Case, agents) -> list[tup
     ):
         init = await session.initialize()
         reader = SessionReader(session, (await session.list_tools()).tools)
-        return [
-            (agent.name, await agent.run(reader, init.instructions or "", case.request)) for agent in agents
-        ]
+        instructions = init.instructions or ""
+        runs = []
+        for agent in agents:
+            counting = CountingReader(reader)
+            run = await agent.run(counting, instructions, case.request)
+            runs.append((agent.name, replace(run, chars=len(instructions) + counting.chars)))
+        return runs
 
 
 async def run_plan(plan: Plan, work: Path, progress: Progress | None = None) -> list[Outcome]:

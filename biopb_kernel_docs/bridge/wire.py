@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._version import __version__
+from ..core.edits import DOC_BYTE_CAP
 from ..core.errors import BridgeMismatch, DocsError, InternalError, InvalidArguments, LimitExceeded, from_kind
 from ..core.values import from_json, to_json
 
 PROTOCOL = 2
-# A doc is at most 300 lines; a frame this large is not one of ours.
-MAX_FRAME_CHARS = 8 * 1024 * 1024
+# A doc is at most 64 KiB (edits.DOC_BYTE_CAP); a frame this large is not one of ours. Frames are
+# json.dumps output, pure ASCII, so their characters are their bytes.
+MAX_FRAME_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -48,15 +50,20 @@ def parse_request(frame: object) -> Request:
     """The request in ``frame``; a frame that is not one raises a DocsError saying what is wrong."""
     if not isinstance(frame, str):
         raise InvalidArguments(f"A bridge request is JSON text, not {type(frame).__name__}.")
-    if len(frame) > MAX_FRAME_CHARS:
+    if len(frame) > MAX_FRAME_BYTES:
         raise LimitExceeded(
-            f"A bridge request of {len(frame):,} characters was refused (the limit is {MAX_FRAME_CHARS:,}); "
-            "a doc is at most 300 lines."
+            f"A request of {len(frame):,} bytes was refused before it reached the store: the limit is 8 MiB "
+            f"({MAX_FRAME_BYTES:,} bytes) per request, and a doc is at most 64 KiB ({DOC_BYTE_CAP:,} "
+            "bytes). Nothing was written. Send a shorter doc, or an old/new edit of one part of it."
         )
     try:
         message = json.loads(frame)
     except ValueError as err:
         raise InvalidArguments(f"A bridge request was not valid JSON ({err}).") from None
+    except RecursionError:
+        raise InvalidArguments(
+            "A bridge request nests JSON too deeply to read; it is not one of ours."
+        ) from None
     if not isinstance(message, dict):
         raise InvalidArguments("A bridge request is a JSON object.")
     if message.get("protocol") != PROTOCOL:

@@ -50,6 +50,12 @@ class DocNotFound(DocsError):
     status = 404
 
 
+class SectionNotFound(DocNotFound):
+    """The doc exists, but no heading of it matches the section asked for (§7)."""
+
+    status = 404
+
+
 class EditRefused(DocsError):
     """The write is well formed but cannot land as asked (old text absent or ambiguous)."""
 

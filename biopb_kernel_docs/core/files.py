@@ -39,7 +39,9 @@ def _kind_of(mode: int) -> str:
 def not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
     if stat.S_ISDIR(mode):
         return UnreadableDoc(
-            f"{path} is a directory, not a doc. Ids name files: {read(INDEX_ID)} lists the docs."
+            f"{path} is a folder where a doc's file would be, so that doc cannot be read or written. "
+            "Rename the folder (no doc id names a folder ending in '.md'), then retry; "
+            f"{read(INDEX_ID)} lists the docs."
         )
     return UnreadableDoc(
         f"{path} is {_kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
@@ -103,8 +105,18 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, mode: int | None = N
 
 
 def write_failure(path: str, err: OSError) -> StoreUnavailable:
-    what = "The disk is full" if err.errno == errno.ENOSPC else err.strerror
-    return StoreUnavailable(
-        f"Could not write {path}: {what}. Nothing was changed; check that the local docs directory "
-        "is writable and has space (DocStore.docs_local_dir moves it)."
-    )
+    """The refusal for a write the disk refused, naming the real cause (not always space)."""
+    if err.errno == errno.ENOSPC:
+        what, fix = "the disk is full", "Free some space, then retry."
+    elif err.errno in (errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
+        what, fix = (
+            f"a file is where a folder on its path must be ({err.strerror})",
+            "Move that file aside (doc files end in .md; nothing else belongs in the docs folders), "
+            "then retry.",
+        )
+    else:
+        what, fix = (
+            err.strerror or str(err),
+            "Check that the local docs directory is writable (DocStore.docs_local_dir moves it), then retry.",
+        )
+    return StoreUnavailable(f"Could not write {path}: {what}. That file was left as it was. {fix}")

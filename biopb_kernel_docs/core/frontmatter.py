@@ -123,11 +123,13 @@ def scan_prose(lines: list[str]) -> tuple[list[tuple[int, str]], int | None]:
     return prose, state["unclosed_fence"]
 
 
-LINK = re.compile(rf"\[\[({ID_PATTERN})\]\]")
+# [[id]], or [[id#heading]] for one section of it (§7: resolved as read_doc resolves it).
+LINK = re.compile(rf"\[\[({ID_PATTERN}(?:#[^\[\]\n]+)?)\]\]")
 
 
 def links_of(text: str) -> tuple[str, ...]:
-    """The ``[[id]]`` links a doc's prose makes, in order, each once (a ``[[x]]`` in code is code)."""
+    """The ``[[id]]`` and ``[[id#heading]]`` links a doc's prose makes, in order, each once (a
+    ``[[x]]`` in code is code)."""
     if "[[" not in text:
         return ()
     if "```" not in text and "~~~" not in text:

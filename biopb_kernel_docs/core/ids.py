@@ -1,17 +1,20 @@
-"""Doc ids: the charset, the reserved names, the ``@diff`` view, and ids as paths inside a tier.
+"""Doc ids: the charset, the reserved names, what a read may ask for, and ids as paths in a tier.
 
 §1: an id is the path under its tier minus ``.md`` and may contain ``/``. §7: an id ending in
 ``/`` names a collection; it is reserved (refused by write_doc) but an index line may carry one.
-``@`` is outside the charset, so ``<id>@diff`` can never name a real doc.
+``@`` and ``#`` are outside the charset, so neither ``<id>@diff`` (a view, §3) nor
+``<id>#<heading>`` (a section, §7) can ever name a real doc. ``parse_request`` is the one parser
+that splits a read into its id, view and section.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from .errors import InvalidDocId
-from .phrases import read_diff
+from .phrases import read, read_diff, write_replace
 
 INDEX_ID = "index"
 DIFF_VIEW = "diff"
@@ -52,7 +55,8 @@ def _problem(doc_id: str) -> str | None:
         return "it is an absolute path"
     if len(doc_id) > MAX_ID_LENGTH:
         return f"it is {len(doc_id)} characters long; the limit is {MAX_ID_LENGTH}"
-    for segment in doc_id.rstrip("/").split("/"):
+    segments = doc_id.rstrip("/").split("/")
+    for segment in segments:
         if segment in ("", ".", ".."):
             return f"it has an empty, '.' or '..' name ({segment!r})"
         if segment.endswith("."):
@@ -61,8 +65,16 @@ def _problem(doc_id: str) -> str | None:
             return f"{segment!r} is a reserved device name on Windows"
     if not _ID_RE.fullmatch(doc_id):
         return "it has a character outside the id charset"
+    # Any case: on a case-insensitive disk 'x.MD' is x.md too. Inside an id, a folder 'x.md' would
+    # take the very file name of doc 'x', which could then never be read or written again.
     if doc_id.lower().endswith(DOC_SUFFIX):
         return "it ends in '.md'"
+    for segment in segments if doc_id.endswith("/") else segments[:-1]:
+        if segment.lower().endswith(DOC_SUFFIX):
+            return (
+                f"its folder name {segment!r} ends in '.md', the file name of doc "
+                f"{segment[: -len(DOC_SUFFIX)]!r}, which it would then hide"
+            )
     return None
 
 
@@ -74,24 +86,94 @@ def check_doc_id(doc_id: object) -> str:
     if problem is None:
         return doc_id
     hint = ""
-    if doc_id.lower().endswith(DOC_SUFFIX) and _problem(doc_id[: -len(DOC_SUFFIX)]) is None:
-        hint = f" Ids carry no '.md': use {doc_id[: -len(DOC_SUFFIX)]!r}."
+    base = doc_id.partition("#")[0]
+    without = "/".join(_without_suffix(segment) for segment in doc_id.split("/"))
+    if without != doc_id and _problem(without) is None:
+        hint = f" Ids carry no '.md' in any name: use {without!r}."
+    elif "#" in doc_id and _problem(base) is None:
+        hint = (
+            f" '#' names a section, which only a read takes ({read(doc_id)}). To change one section, "
+            f"{write_replace(base)} replaces exactly the text you quote, wherever it sits."
+        )
     elif "@" in doc_id:
         hint = f" The only view suffix is '@{DIFF_VIEW}', and only reads accept it ({read_diff('data')})."
     raise InvalidDocId(f"Invalid doc id {doc_id!r}: {problem}.{hint} {ID_RULES}")
 
 
+# What may follow '@' in a read: a pattern the view's text must match whole, and what it shows.
+# One table, so a new view (a history, a version) is one line here and its branch in the reader.
+VIEWS: dict[str, str] = {DIFF_VIEW: "diffs a local copy against its shipped text"}
+MAX_SECTION_LENGTH = 300
+
+
+@dataclass(frozen=True)
+class Request:
+    """A read split into its parts: ``'flatfield@diff'``, ``'flatfield#Steps/Confirm input'``."""
+
+    doc_id: str
+    view: str | None = None  # what followed '@' (a key of VIEWS matched it), or None
+    section: str | None = None  # None: the whole doc; "": its outline; else the heading asked for
+
+
+def _view(view: str, requested: str) -> str:
+    if any(re.fullmatch(pattern, view) for pattern in VIEWS):
+        return view
+    known = ", ".join(f"'@{pattern}' ({what})" for pattern, what in VIEWS.items())
+    raise InvalidDocId(
+        f"Unknown view '@{view}' in {requested!r}. The views are {known}, as in {read_diff('data')}."
+    )
+
+
+def _section(section: str, requested: str) -> str:
+    if "\x00" in section or "\n" in section or "\r" in section:
+        raise InvalidDocId(
+            f"The section asked for in {requested!r} holds a NUL or a line break; a heading is one line. "
+            f"{read(requested.partition('#')[0] + '#')} lists the doc's headings."
+        )
+    if len(section) > MAX_SECTION_LENGTH:
+        raise InvalidDocId(
+            f"The section asked for is {len(section)} characters long; a heading is at most "
+            f"{MAX_SECTION_LENGTH}. {read(requested.partition('#')[0] + '#')} lists the doc's headings."
+        )
+    return section.strip()
+
+
+_parsed: dict[str, Request] = {}  # a pure function of the string: reads repeat the same few
+
+
+def parse_request(requested: object) -> Request:
+    """Split a read into id, view and section: ``id[@view][#section]``; the id is checked."""
+    if not isinstance(requested, str):
+        return Request(check_doc_id(requested))
+    known = _parsed.get(requested)
+    if known is not None:
+        return known
+    parsed = _parse(requested)
+    if len(_parsed) >= 4096:
+        _parsed.clear()
+    _parsed[requested] = parsed
+    return parsed
+
+
+def _parse(requested: str) -> Request:
+    head, has_section, section = requested.partition("#")
+    view = None
+    if "@" in head:
+        head, _, view = head.rpartition("@")
+        view = _view(view, requested)
+    return Request(check_doc_id(head), view, _section(section, requested) if has_section else None)
+
+
+def _without_suffix(segment: str) -> str:
+    return segment[: -len(DOC_SUFFIX)] if segment.lower().endswith(DOC_SUFFIX) else segment
+
+
 def split_view(requested: object) -> tuple[str, str | None]:
     """Split ``'flatfield@diff'`` into ``('flatfield', 'diff')``; a plain id gets view None."""
-    if isinstance(requested, str) and "@" in requested:
-        doc_id, _, view = requested.rpartition("@")
-        if view != DIFF_VIEW:
-            raise InvalidDocId(
-                f"Unknown view '@{view}' in {requested!r}. The only view is '@{DIFF_VIEW}', as in "
-                f"{read_diff('data')}, which diffs a local copy against its shipped text."
-            )
-        return check_doc_id(doc_id), view
-    return check_doc_id(requested), None
+    request = parse_request(requested)
+    if request.section is not None:
+        check_doc_id(requested)  # refused, with the hint that '#' names a section
+    return request.doc_id, request.view
 
 
 def is_collection_id(doc_id: str) -> bool:

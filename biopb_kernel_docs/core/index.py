@@ -21,8 +21,11 @@ from .errors import EditRefused, LimitExceeded
 from .frontmatter import scan_prose
 from .ids import ID_PATTERN, INDEX_ID, is_id_shaped
 from .phrases import write_replace
+from .values import Marker
 
 ENTRY_CAP = 200
+# §2: what the rendering appends to an entry line (after one space); index.md never holds these.
+MARKER_TEXT: dict[Marker, str] = {"missing": "(missing)", "local copy": "(local copy)"}
 UNFILED_HEADING = "## Unfiled"
 IGNORED_PREFIX = "ignored:"
 
@@ -55,6 +58,18 @@ class ParsedIndex:
     def ignored(self) -> frozenset[str]:
         return frozenset(self.ignored_in_order)
 
+    @cached_property
+    def collections(self) -> tuple[str, ...]:
+        """The collection ids (``segment/``) the index lists (§7)."""
+        return tuple(entry.doc_id for entry in self.entries if entry.doc_id.endswith("/"))
+
+    def files(self, doc_id: str) -> bool:
+        """Whether the index files ``doc_id``: an entry of its own, or a listed collection it sits
+        under (§7). Reconciliation asks this, so grouping is decided here alone."""
+        if doc_id in self.entry_ids:
+            return True
+        return "/" in doc_id and any(doc_id.startswith(c) for c in self.collections)
+
 
 def parse_index(text: str) -> ParsedIndex:
     lines = text.split("\n")
@@ -85,6 +100,19 @@ def parse_index(text: str) -> ParsedIndex:
     return ParsedIndex(
         tuple(lines), tuple(entries), tuple(ignored), tuple(ignored_line_numbers), tuple(headings), unclosed
     )
+
+
+def is_entry_line(line: str) -> bool:
+    """Whether ``line`` has the entry shape, ``- <id>: <hook>`` (code fences aside)."""
+    return line[:1] in _ENTRY_STARTS and _ENTRY.fullmatch(line.rstrip()) is not None
+
+
+def is_heading_line(line: str) -> bool:
+    return _HEADING.match(line) is not None
+
+
+def is_entry_or_heading_line(line: str) -> bool:
+    return is_heading_line(line) or is_entry_line(line)
 
 
 def _level(heading: str) -> int:

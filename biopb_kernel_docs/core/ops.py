@@ -14,7 +14,16 @@ from __future__ import annotations
 
 import difflib
 
-from .edits import check_arguments, check_body, normalise_body, replace_once
+from .collection import read_collection
+from .edits import (
+    check_arguments,
+    check_body,
+    check_heading,
+    check_index_lines,
+    normalise_body,
+    replace_in_index,
+    replace_once,
+)
 from .errors import (
     DocNotFound,
     EditRefused,
@@ -24,8 +33,9 @@ from .errors import (
     StaleWrite,
     StoreUnavailable,
 )
-from .frontmatter import describe, links_of, parse_frontmatter
-from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, split_view
+from .filing import filing_move
+from .frontmatter import describe
+from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, parse_request
 from .index import (
     UNFILED_HEADING,
     ParsedIndex,
@@ -35,10 +45,21 @@ from .index import (
     parse_index,
 )
 from .phrases import argument, read, write_body, write_replace
-from .reconcile import index_view, mtime_date, new_shipped_ids, rendered_lines
+from .reads import doc_view, facts_of, outline_view, section_view
+from .reconcile import index_view, new_shipped_ids, rendered_lines
 from .seeding import index_file
 from .store import DocFile, Store, Tier
-from .values import ConfigView, DiffView, DocView, FileChange, IndexView, Read, WriteResult
+from .values import (
+    ConfigView,
+    DiffView,
+    DocView,
+    FileChange,
+    IndexView,
+    OutlineView,
+    Read,
+    SectionView,
+    WriteResult,
+)
 
 
 class Docs:
@@ -61,13 +82,19 @@ class Docs:
     # -- reading -------------------------------------------------------------------------------
 
     def read_doc(self, requested: str) -> Read:
-        """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped."""
-        doc_id, view = split_view(requested)
+        """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped;
+        ``<id>#`` is a doc's outline and ``<id>#<heading>`` one section; ``<segment>/`` lists a
+        collection (§7)."""
+        request = parse_request(requested)
+        doc_id, view, section = request.doc_id, request.view, request.section
+        if section is not None and (view or doc_id == INDEX_ID or is_collection_id(doc_id)):
+            raise InvalidDocId(self._no_section(doc_id, view))
         if is_collection_id(doc_id):
-            raise InvalidDocId(
-                f"{doc_id!r} names a collection; ids ending in '/' are reserved and not readable yet. "
-                f"Read one doc by its id; {read(INDEX_ID)} lists them."
-            )
+            if view:
+                raise InvalidDocId(
+                    f"{doc_id!r} is a collection, which has no '@{view}': {read(doc_id)} lists its docs."
+                )
+            return read_collection(self.store, doc_id)
         if doc_id == INDEX_ID:
             if view:
                 raise InvalidDocId(
@@ -75,7 +102,22 @@ class Docs:
                     "closing tails list what the release added or changed."
                 )
             return self.index()
-        return self._diff(doc_id) if view == DIFF_VIEW else self._doc(doc_id)
+        if view == DIFF_VIEW:
+            return self._diff(doc_id)
+        if section is not None:
+            return self._section(doc_id, section)
+        return self._doc(doc_id)
+
+    @staticmethod
+    def _no_section(doc_id: str, view: str | None) -> str:
+        if view:
+            return (
+                f"A read takes a view ('@{view}') or a section ('#'), not both. {read(doc_id + '#')} "
+                f"outlines {doc_id!r}; {read(f'{doc_id}@{view}')} shows the view whole."
+            )
+        if doc_id == INDEX_ID:
+            return f"The index has no sections to read: {read(INDEX_ID)} shows it whole."
+        return f"{doc_id!r} is a collection, not a doc with sections: {read(doc_id)} lists its docs."
 
     def doc(self, doc_id: str) -> DocView:
         return self._doc(check_doc_id(doc_id))
@@ -83,14 +125,30 @@ class Docs:
     def diff(self, doc_id: str) -> DiffView:
         return self._diff(check_doc_id(doc_id))
 
-    def _doc(self, doc_id: str) -> DocView:
+    def _effective(self, doc_id: str) -> tuple[DocFile, bool]:
+        """The file a read of ``doc_id`` serves (a local copy wins, §1) and whether it shadows."""
         local = self.store.read(Tier.LOCAL, doc_id)
         shadows = local is not None and self.store.exists(Tier.SHIPPED, doc_id)
         doc = local or self.store.read(Tier.SHIPPED, doc_id)
         if doc is None:
             raise self._not_found(doc_id)
-        self._served[doc_id] = doc.sha256
-        return doc_view(doc, shadows)
+        return doc, shadows
+
+    def _doc(self, doc_id: str) -> DocView:
+        doc, shadows = self._effective(doc_id)
+        facts = facts_of(doc)
+        self._served[doc_id] = facts.sha256
+        return doc_view(doc, shadows, facts)
+
+    def _section(self, doc_id: str, section: str) -> OutlineView | SectionView:
+        """§7: ``section`` "" is the outline; anything else names one heading."""
+        doc, shadows = self._effective(doc_id)
+        facts = facts_of(doc)
+        if not section:
+            return outline_view(doc, shadows, facts)
+        view = section_view(doc, shadows, section, facts)
+        self._served[doc_id] = facts.sha256  # a reading of this version, as a whole read is
+        return view
 
     def _diff(self, doc_id: str) -> DiffView:
         local = self.store.read(Tier.LOCAL, doc_id)
@@ -178,6 +236,7 @@ class Docs:
         shipped = self.store.read(Tier.SHIPPED, doc_id) if local is None and doc_id != INDEX_ID else None
         base = local or shipped
         self._check_precondition(doc_id, base, if_match, implicit=body is not None)
+        markers: tuple[str, ...] = ()  # the rendered index's markers an old/new quote carried
         if body is not None:
             after = normalise_body(body)
         else:
@@ -188,13 +247,23 @@ class Docs:
                     f"No doc {doc_id!r} to edit. Create it with {write_body(doc_id)}, or check the id "
                     f"against {read(INDEX_ID)}."
                 )
-            after = replace_once(doc_id, base.text, old.replace("\r\n", "\n"), new.replace("\r\n", "\n"))
+            old, new = old.replace("\r\n", "\n"), new.replace("\r\n", "\n")
+            if doc_id == INDEX_ID:
+                after, markers = replace_in_index(base.text, old, new)
+            else:
+                after = replace_once(doc_id, base.text, old, new)
         if base is not None and after == base.text:
-            return WriteResult(doc_id, "unchanged", None, False, ())
+            return WriteResult(doc_id, "unchanged", None, False, (), rendered_markers=markers)
         check_body(doc_id, after)
         if doc_id == INDEX_ID:
             before = len(parse_index(base.text).entries) if base else None
             check_entry_cap(before, len(parse_index(after).entries))
+            check_index_lines(base.text if base else None, after)
+        if base is None and (blocker := self.store.file_in_the_way(doc_id)):
+            raise EditRefused(
+                f"{doc_id!r} cannot be created: {blocker} is a file, where this id needs a folder. Nothing "
+                "was written. Move that file aside, or choose another id."
+            )
         filing = self._plan_filing(doc_id, after) if base is None and doc_id != INDEX_ID else None
         changes: list[FileChange] = []
         filed_under = None
@@ -225,7 +294,16 @@ class Docs:
         )
         outcome = "created" if base is None else ("shadowed" if local is None else "updated")
         already_listed = base is None and doc_id != INDEX_ID and filing is None
-        return WriteResult(doc_id, outcome, filed_under, already_listed, (change, *changes))
+        move = filing_move(filing[1], doc_id) if filing is not None else None
+        return WriteResult(
+            doc_id,
+            outcome,
+            filed_under,
+            already_listed,
+            (change, *changes),
+            rendered_markers=markers,
+            move=move,
+        )
 
     def _check_precondition(
         self, doc_id: str, base: DocFile | None, if_match: str | None, implicit: bool
@@ -262,6 +340,7 @@ class Docs:
             return None
         index_after = file_entry(parsed, doc_id, describe(doc_id, text).description)
         check_entry_cap(len(parsed.entries), len(parsed.entries) + 1, doc_id=doc_id)
+        check_index_lines(index.text, index_after, doc_id=doc_id)
         check_body(INDEX_ID, index_after)
         return index, index_after
 
@@ -270,8 +349,7 @@ class Docs:
     def file_doc(self, doc_id: str, heading: str, if_match: str | None = None) -> WriteResult:
         """File ``doc_id`` (a shipped doc from the new-docs tail, say) under ``heading``."""
         doc_id = check_doc_id(doc_id)
-        if not isinstance(heading, str) or not heading.strip() or "\n" in heading:
-            raise InvalidArguments("heading must be one line of text, such as '## Procedures'.")
+        heading = check_heading(heading)
 
         def edit(parsed: ParsedIndex) -> str:
             listed = next((e for e in parsed.entries if e.doc_id == doc_id), None)
@@ -280,10 +358,10 @@ class Docs:
             doc = self.store.read(Tier.SHIPPED, doc_id) or self.store.read(Tier.LOCAL, doc_id)
             if doc is None:
                 raise self._not_found(doc_id)
-            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading.strip())
+            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading)
 
         result = self._edit_index(edit, if_match)
-        shown = heading.strip() if heading.lstrip().startswith("#") else f"## {heading.strip()}"
+        shown = heading if heading.startswith("#") else f"## {heading}"
         return WriteResult(result.id, result.outcome, shown, False, result.changes)
 
     def ignore_doc(self, doc_id: str, if_match: str | None = None) -> WriteResult:
@@ -319,26 +397,8 @@ class Docs:
                 return WriteResult(INDEX_ID, "unchanged", None, False, ())
             check_body(INDEX_ID, after)
             check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
+            check_index_lines(index.text, after)
             return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
-
-
-def doc_view(doc: DocFile, shadows_shipped: bool) -> DocView:
-    parsed = parse_frontmatter(doc.text)
-    info = describe(doc.doc_id, doc.text, parsed)
-    return DocView(
-        id=doc.doc_id,
-        tier=doc.tier.value,
-        title=info.title,
-        description=info.description,
-        updated=info.updated or mtime_date(doc),
-        shadows_shipped=shadows_shipped,
-        sha256=doc.sha256,
-        text=doc.text,
-        body=parsed.body,
-        frontmatter=tuple((k, v if isinstance(v, str) else ", ".join(v)) for k, v in parsed.fields.items()),
-        links=links_of(doc.text),
-        path=doc.path,
-    )
 
 
 def _mode(local: DocFile | None) -> int | None:

@@ -9,7 +9,9 @@ it is rendered where it is shown.
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 from enum import Enum
 
 # The unit separator never occurs in an id (ids.py) nor in the package's own prose.
@@ -37,6 +39,11 @@ def read_diff(doc_id: str) -> str:
     return _placeholder("diff", doc_id)
 
 
+def search(query: str) -> str:
+    """The call that searches the docs for ``query``."""
+    return _placeholder("search", query)
+
+
 def write_body(doc_id: str) -> str:
     return _placeholder("body", doc_id)
 
@@ -45,23 +52,58 @@ def write_replace(doc_id: str) -> str:
     return _placeholder("replace", doc_id)
 
 
+def replace_call(doc_id: str, old: str, new: str) -> str:
+    """The complete old/new edit of ``doc_id``, spelled so that it runs as printed: a tool call, a
+    notebook cell, a shell command. (JSON escapes every control character, the mark included.)"""
+    return _placeholder("edit", json.dumps([doc_id, old, new]))
+
+
+def _edit(spell):
+    return lambda packed: spell(*json.loads(packed))
+
+
+def _quoted(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
 def argument(name: str) -> str:
     """How the surface names a write argument: ``body``, ``old``, ``new`` or ``if_match``."""
     return _placeholder("argument", name)
 
 
+def _word(text: str) -> str:
+    """``text`` as one shell or magic word: quoted only when it holds a space or a quote."""
+    return shlex.quote(text) if re.search(r"[\s'\"\\$`;&|<>()]", text) else text
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a string literal an agent can copy into a call (double quotes, as JSON)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _section_phrase(i: str) -> str:
+    doc_id, _, section = i.partition("#")
+    if not section:
+        return f"the outline of {doc_id} in the Kernel Docs panel"
+    return f"opening {doc_id} at its section {section!r} in the Kernel Docs panel"
+
+
 _AGENT = {
-    "read": lambda i: f'read_doc("{i}")',
+    "read": lambda i: f"read_doc({_quoted(i)})",
     "diff": lambda i: f'read_doc("{i}@diff")',
+    "search": lambda q: f"search_docs({_quoted(q)})",
     "body": lambda i: f'write_doc("{i}", body=...)',
     "replace": lambda i: f'write_doc("{i}", old=..., new=...)',
+    "edit": _edit(lambda i, old, new: f"write_doc({_quoted(i)}, old={_quoted(old)}, new={_quoted(new)})"),
     "argument": lambda name: name,
 }
 _NOTEBOOK = {
-    "read": lambda i: f"%read_doc {i}",
+    "read": lambda i: f"%read_doc {_word(i)}",
     "diff": lambda i: f"%read_doc {i}@diff",
+    "search": lambda q: f"%search_docs {q}",
     "body": lambda i: f"a %%write_doc {i} cell holding the whole doc",
     "replace": lambda i: f"a %%write_doc {i} --replace cell",
+    "edit": _edit(lambda i, old, new: f"%%write_doc {i} --replace\n<<<<<<< old\n{old}\n=======\n{new}"),
     "argument": lambda name: {
         "body": "the cell",
         "old": "the old text (between '<<<<<<< old' and '=======')",
@@ -70,20 +112,32 @@ _NOTEBOOK = {
     }.get(name, name),
 }
 _CLI = {
-    "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {i}",
+    "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {_word(i)}",
     "diff": lambda i: f"biopb-kernel-docs read {i}@diff",
+    "search": lambda q: f"biopb-kernel-docs search {_word(q)}",
     "body": lambda i: f"biopb-kernel-docs write {i} --body-file FILE",
     "replace": lambda i: f"biopb-kernel-docs write {i} --old-file OLD --new-file NEW",
+    "edit": _edit(
+        lambda i, old, new: f"biopb-kernel-docs write {i} --old={shlex.quote(old)} --new={shlex.quote(new)}"
+    ),
     "argument": lambda name: f"--{name.replace('_', '-')}" + ("" if name == "if_match" else "-file"),
 }
 # Phrases stand where a call does ("X lists them all", "create it with X"): noun phrases.
 _PANEL = {
     "read": lambda i: (
-        "the Kernel Docs panel's index" if i == "index" else f"opening {i} in the Kernel Docs panel"
+        "the Kernel Docs panel's index"
+        if i == "index"
+        else _section_phrase(i)
+        if "#" in i
+        else f"opening {i} in the Kernel Docs panel"
     ),
     "diff": lambda i: f"the diff of {i} (Show diff in the Kernel Docs panel)",
+    "search": lambda q: f"searching for {q!r} in the Kernel Docs panel",
     "body": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "replace": lambda i: f"the editor of {i} in the Kernel Docs panel",
+    "edit": _edit(
+        lambda i, old, new: f"in the editor of {i} in the Kernel Docs panel, replace\n{old}\nwith\n{new}"
+    ),
     "argument": lambda name: {"body": "the text", "old": "the old text", "new": "the new text"}.get(
         name, name
     ),

@@ -12,13 +12,10 @@ import time
 
 from .frontmatter import describe, parse_frontmatter
 from .ids import INDEX_ID, is_banked, is_collection_id
-from .index import ENTRY_CAP, ParsedIndex
+from .index import ENTRY_CAP, MARKER_TEXT, ParsedIndex
 from .manifest import changed_shipped_ids
 from .store import DocFile, Store, Tier
 from .values import IndexEntryView, IndexView, Marker, TailItem
-
-# §2: what the rendering appends to an entry line; index.md itself never holds these.
-MARKER_TEXT: dict[Marker, str] = {"missing": "(missing)", "local copy": "(local copy)"}
 
 
 def rendered_lines(view: IndexView) -> list[str]:
@@ -29,8 +26,19 @@ def rendered_lines(view: IndexView) -> list[str]:
     return marked + tails
 
 
+_dates: dict[int, str] = {}
+
+
 def mtime_date(doc: DocFile) -> str:
-    return time.strftime("%Y-%m-%d", time.localtime(doc.mtime))
+    """The file's modification date, ``YYYY-MM-DD`` in local time (formatted once per second)."""
+    second = int(doc.mtime)
+    date = _dates.get(second)
+    if date is None:
+        date = time.strftime("%Y-%m-%d", time.localtime(doc.mtime))
+        if len(_dates) > 4096:
+            _dates.clear()
+        _dates[second] = date
+    return date
 
 
 def updated_of(doc: DocFile) -> str:
@@ -44,7 +52,8 @@ def shipped_description(store: Store, doc_id: str) -> str:
 
 
 def new_shipped_ids(shipped: list[str], parsed: ParsedIndex) -> list[str]:
-    return [i for i in shipped if i not in parsed.entry_ids and i not in parsed.ignored]
+    """Shipped ids the index neither files (an entry, or a listed collection above it) nor ignores."""
+    return [i for i in shipped if not parsed.files(i) and i not in parsed.ignored]
 
 
 def _marker(store: Store, shipped: frozenset[str], doc_id: str) -> Marker | None:

@@ -128,18 +128,29 @@ class ReviewedDocs(Docs):
             )
         return current.text
 
-    def _hunk_index(self, baseline: str | None, text: str, hunk: object) -> int:
+    def _hunk_index(self, doc_id: str, baseline: str | None, text: str, hunk: object) -> int:
+        """``hunk`` as a position in the review shown: 0 to count - 1 (no counting from the end)."""
         count = len(hunks(baseline, text))
-        if int(hunk) >= count:
-            raise InvalidArguments(f"hunk must be the index of one of the {count} hunks shown, not {hunk!r}.")
-        return int(hunk)
+        if isinstance(hunk, int) and not isinstance(hunk, bool) and 0 <= hunk < count:
+            return hunk
+        short = (isinstance(hunk, int) and abs(hunk) < 10**20) or (isinstance(hunk, str) and len(hunk) <= 20)
+        shown = repr(hunk) if short else "that"
+        if count == 0:
+            raise InvalidArguments(
+                f"{doc_id!r} has no hunks left to review, so there is no hunk {shown}. Reload the review "
+                f"({read(INDEX_ID)}) to see what changed since."
+            )
+        raise InvalidArguments(
+            f"hunk must be the position of one of the {count} hunks of {doc_id!r} the review shows, "
+            f"from 0 to {count - 1}, not {shown}."
+        )
 
     def mark_reviewed(self, doc_id: str, sha: str, hunk: object = None) -> ReviewView:
         """Accept one hunk (or, with no hunk, the whole doc) as reviewed."""
         with self.store.lock():
             text = self._current(doc_id, sha)
             _, baseline = self._baseline(doc_id)
-            index = None if hunk is None else self._hunk_index(baseline, text, hunk)
+            index = None if hunk is None else self._hunk_index(doc_id, baseline, text, hunk)
             self.store.write_state(f"{self.REVIEW_DIR}/{doc_id}.md", accept(baseline, text, index).encode())
         return self.review()
 
@@ -147,5 +158,5 @@ class ReviewedDocs(Docs):
         """Put one hunk back as it was in the baseline, by an old/new write based on ``if_match``."""
         text = self._current(doc_id, if_match)
         _, baseline = self._baseline(doc_id)
-        old, new = revert_edit(baseline, text, self._hunk_index(baseline, text, hunk))
+        old, new = revert_edit(baseline, text, self._hunk_index(doc_id, baseline, text, hunk))
         return self.write_doc(doc_id, old=old, new=new, if_match=if_match)

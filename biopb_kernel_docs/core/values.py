@@ -34,8 +34,77 @@ class DocView:
     text: str  # the whole file, with '\n' line ends
     body: str  # the text after its frontmatter
     frontmatter: tuple[tuple[str, str], ...]  # (key, value as written), in file order
-    links: tuple[str, ...]  # the [[id]] links it makes, in order, each once
+    links: tuple[str, ...]  # the [[id]] and [[id#heading]] links it makes, in order, each once
     path: str
+    sections: int = 0  # how many headings it has: read_doc("<id>#") outlines them (§7)
+
+
+@dataclass(frozen=True)
+class OutlineEntry:
+    """One heading of a doc and the section it opens (§7): through the line before the next
+    heading of the same or a higher level. Lines are the file's, 1-based, frontmatter included."""
+
+    level: int  # 1 for '#', 2 for '##', ...
+    title: str  # the heading's text, without its '#' marks
+    path: tuple[str, ...]  # the titles of the headings it sits under, outermost first, then its own
+    anchor: str  # what follows '#' in a read of exactly this section: 'Steps/Confirm input', 'Example[2]'
+    line: int  # the heading's line
+    end: int  # the section's last line
+    line_count: int
+
+
+@dataclass(frozen=True)
+class OutlineView:
+    """Every heading of a doc with its line count: ``read_doc("<id>#")``."""
+
+    id: str
+    tier: Tier
+    title: str
+    updated: str
+    shadows_shipped: bool
+    sha256: str
+    lines: int  # the whole file's
+    entries: tuple[OutlineEntry, ...]
+    path: str
+
+
+@dataclass(frozen=True)
+class SectionView:
+    """One section of a doc, ``read_doc("<id>#<heading>")``: its heading line through the line
+    before the next heading of the same or a higher level."""
+
+    id: str
+    tier: Tier
+    title: str  # the doc's
+    updated: str
+    shadows_shipped: bool
+    sha256: str  # of the whole file: what a write's if_match names
+    lines: int  # the whole file's
+    section: OutlineEntry
+    position: int  # 1-based place of the section in the outline
+    of: int  # how many sections the doc has
+    also: tuple[str, ...]  # anchors of other sections the request matched (the first one is read)
+    text: str
+    path: str
+
+
+@dataclass(frozen=True)
+class CollectionItem:
+    id: str
+    hook: str  # the index entry's hook when the doc has one, else the doc's description
+    tier: Tier
+    shadows_shipped: bool
+
+
+@dataclass(frozen=True)
+class CollectionView:
+    """The docs under a ``<id>/`` collection (§7): ``read_doc("segment/")``."""
+
+    id: str  # ends with '/'
+    hook: str | None  # the collection line's own hook; None when the index has no such line
+    listed: bool  # whether the index has a '- <id>/:' line
+    heading: str | None  # the heading the collection line sits under
+    items: tuple[CollectionItem, ...]
 
 
 @dataclass(frozen=True)
@@ -95,7 +164,44 @@ class DiffView:
         return unified_diff(self.shipped_text, self.local_text, self.id, "shipped", "local")
 
 
-Read = DocView | IndexView | DiffView
+Read = DocView | IndexView | DiffView | OutlineView | SectionView | CollectionView
+
+
+@dataclass(frozen=True)
+class SearchLine:
+    line: int  # 1-based, in the file
+    text: str  # the line (cut around the first match when long)
+    spans: tuple[tuple[int, int], ...]  # [start, end) of each match in ``text``
+
+
+@dataclass(frozen=True)
+class SearchGroup:
+    """Matching lines of one doc under one heading (the index, or before any heading: none)."""
+
+    id: str
+    path: tuple[str, ...]  # the heading path the lines sit under, outermost first; () for none
+    anchor: str | None  # what follows '#' to read that section; None: read the doc whole
+    section_line: int | None  # the heading's line
+    lines: tuple[SearchLine, ...]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """``search_docs``: matching lines grouped by doc and section, grep-shaped (§7)."""
+
+    query: str
+    regex: bool
+    case_sensitive: bool
+    docs_searched: int
+    groups: tuple[SearchGroup, ...]
+    matching_lines: int  # every matching line found, shown or not
+    matching_docs: int
+    more_lines: int  # matching lines left out by the caps
+    more_docs: int  # docs with a matching line left out
+    counted_all: bool  # False: counting stopped at a cap, so the counts are lower bounds
+    skipped: tuple[tuple[str, str], ...]  # (id, why) of files that could not be searched
+    line_cap_per_doc: int
+    line_cap: int
 
 
 @dataclass(frozen=True)
@@ -117,12 +223,28 @@ class FileChange:
 
 
 @dataclass(frozen=True)
+class IndexMove:
+    """The old/new edit of the index that files a created doc under one of its own headings."""
+
+    heading: str  # where the entry would go, as written in the index ('## Procedures')
+    old: str
+    new: str
+    removes_unfiled: bool  # the entry was ## Unfiled's only one, so the edit removes that heading
+
+
+@dataclass(frozen=True)
 class WriteResult:
     id: str
     outcome: Literal["created", "shadowed", "updated", "unchanged"]
     filed_under: str | None  # the heading a created doc's new entry went under
     already_listed: bool  # a created doc the index already had an entry for
     changes: tuple[FileChange, ...]  # the doc first, then the index when it was filed
+    # An old/new edit of the index quoted from its rendering: the markers ('(local copy)') it
+    # carried, which the file does not hold and the edit was applied without.
+    rendered_markers: tuple[str, ...] = ()
+    # A created doc filed under ## Unfiled: the edit that moves its entry under a heading of the
+    # index's own (§2: the store never moves it by itself).
+    move: IndexMove | None = None
 
     @property
     def sha256(self) -> str | None:
@@ -198,11 +320,20 @@ VALUE_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
         DocView,
+        OutlineEntry,
+        OutlineView,
+        SectionView,
+        CollectionItem,
+        CollectionView,
+        SearchLine,
+        SearchGroup,
+        SearchResult,
         IndexEntryView,
         TailItem,
         IndexView,
         DiffView,
         FileChange,
+        IndexMove,
         WriteResult,
         Setting,
         ConfigView,
@@ -229,8 +360,18 @@ def from_json(data: Any) -> Any:
     if isinstance(data, dict) and data.get("type") in VALUE_TYPES:
         cls = VALUE_TYPES[data["type"]]
         hints = typing.get_type_hints(cls)
-        return cls(**{f.name: _field_from_json(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)})
+        return cls(
+            **{
+                f.name: _field_from_json(hints[f.name], data[f.name])
+                for f in dataclasses.fields(cls)
+                if f.name in data or not _has_default(f)  # a peer one release older omits new fields
+            }
+        )
     return data
+
+
+def _has_default(field: dataclasses.Field) -> bool:
+    return field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
 
 
 def _field_from_json(hint: Any, data: Any) -> Any:

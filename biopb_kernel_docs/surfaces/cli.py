@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 from .._version import __version__
 from ..core.errors import DocsError, InvalidArguments, InvalidDocId
 from ..core.phrases import Surface
-from ..core.values import DocView, IndexView, to_json
+from ..core.values import DocView, IndexView, OutlineView, SectionView, to_json
 from ..text import render
 from . import operations
 from .operations import Operation
@@ -31,11 +31,20 @@ EXAMPLES = {
     "read": [
         "biopb-kernel-docs read flatfield",
         "biopb-kernel-docs read flatfield@diff",
+        "biopb-kernel-docs read 'flatfield#'                  # its outline",
+        "biopb-kernel-docs read 'flatfield#Steps'             # one section",
+        "biopb-kernel-docs read my-lab/                       # a collection",
         "biopb-kernel-docs read index --sha",
+    ],
+    "search": [
+        "biopb-kernel-docs search ImportError",
+        "biopb-kernel-docs search 'pixel size'",
+        "biopb-kernel-docs search --regex 'np\\.(load|save)\\w*'",
     ],
     "write": [
         "biopb-kernel-docs write my-lab/nuclei --body-file protocol.md",
         "biopb-kernel-docs write flatfield --old-file old.txt --new-file new.txt",
+        "biopb-kernel-docs write index --old='- flatfield: old hook' --new='- flatfield: new hook'",
         "cat protocol.md | biopb-kernel-docs write my-lab/nuclei --body-file - --if-match SHA",
     ],
     "index": ["biopb-kernel-docs index", "biopb-kernel-docs index --json"],
@@ -80,11 +89,15 @@ def _add_operation(subparsers, op: Operation) -> None:
     )
     for p in op.parameters:
         if p.kind == "text":
-            parser.add_argument(
-                f"--{p.name}-file", dest=p.name, metavar="FILE", help=f"{p.help} ('-': stdin)"
+            text = parser.add_mutually_exclusive_group()
+            text.add_argument(
+                f"--{p.name}-file", dest=f"{p.name}_file", metavar="FILE", help=f"{p.help} ('-': stdin)"
             )
+            text.add_argument(f"--{p.name}", dest=p.name, metavar="TEXT", help="the same, given inline")
         elif p.kind == "sha":
             parser.add_argument("--if-match", dest=p.name, metavar="SHA", help=p.help)
+        elif p.kind == "flag":
+            parser.add_argument(f"--{p.name}", dest=p.name, action="store_const", const=True, help=p.help)
         elif p.required:
             parser.add_argument(p.name, metavar=p.name.upper(), help=p.help)
         else:
@@ -112,7 +125,7 @@ def _add_mcp(subparsers) -> None:
     )
     parser.add_argument("--kernel-name", default="python3", help="kernelspec of the kernel the server starts")
     parser.add_argument(
-        "--instructions-budget", type=int, metavar="CHARS", help="cap on the handshake instructions"
+        "--instructions-budget", type=_count, metavar="CHARS", help="cap on the handshake instructions"
     )
     parser.add_argument(
         "--host-budget",
@@ -152,6 +165,19 @@ def _add_mcp(subparsers) -> None:
     )
     _add_store_options(parser)
     parser.set_defaults(operation=None, serve=True, parser=parser)
+
+
+def _is_count(text: str) -> bool:
+    """Digits 0-9 only ('²' passes str.isdigit, then int() fails on it), and not absurdly many."""
+    return 0 < len(text) <= operations.NUMBER_DIGITS and text.isascii() and text.isdigit()
+
+
+def _count(text: str) -> int:
+    if not _is_count(text):
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number of characters from 0 to {operations.NUMBER_LIMIT:,}, not {text!r}"
+        )
+    return int(text)
 
 
 def _add_bench(subparsers) -> None:
@@ -226,14 +252,15 @@ def _read_input(option: str, source: str) -> str:
 
 
 def _arguments(op: Operation, namespace: argparse.Namespace) -> dict[str, Any]:
-    sources = [getattr(namespace, p.name) for p in op.parameters if p.kind == "text"]
+    sources = [getattr(namespace, f"{p.name}_file") for p in op.parameters if p.kind == "text"]
     if sources.count("-") > 1:
         raise UsageError("Only one of the --*-file options can be '-' (stdin).")
     arguments = {}
     for p in op.parameters:
-        value = getattr(namespace, p.name)
+        source = getattr(namespace, f"{p.name}_file", None) if p.kind == "text" else None
+        value = _read_input(p.name, source) if source is not None else getattr(namespace, p.name)
         if value is not None:
-            arguments[p.name] = _read_input(p.name, value) if p.kind == "text" else value
+            arguments[p.name] = value
     return arguments
 
 
@@ -248,7 +275,9 @@ def _overrides(namespace: argparse.Namespace, traitlets_form: dict[str, str]) ->
 def _output(op: Operation, value: Any, namespace: argparse.Namespace) -> str:
     if namespace.json:
         return json.dumps(to_json(value), indent=1, ensure_ascii=False)
-    if getattr(namespace, "sha", False) and isinstance(value, DocView | IndexView):
+    if getattr(namespace, "sha", False) and isinstance(
+        value, DocView | IndexView | SectionView | OutlineView
+    ):
         return value.sha256
     if op.name == "index" and isinstance(value, IndexView):
         return render.index_text(value, Surface.CLI)
@@ -276,7 +305,7 @@ def _host_budgets(pairs: list[str]) -> dict[str, int]:
     budgets = dict(KNOWN_HOST_BUDGETS)
     for pair in pairs:
         name, _, chars = pair.partition("=")
-        if not name or not chars.isdigit():
+        if not name or not _is_count(chars):
             raise UsageError(f"--host-budget takes NAME=CHARS, such as claude-code=2048; got {pair!r}.")
         budgets[name] = int(chars)
     return budgets

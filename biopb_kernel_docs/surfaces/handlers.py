@@ -9,6 +9,7 @@ into tornado's log message, which is %-formatted.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -17,13 +18,15 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
 
-from ..core.errors import DocsError, InvalidArguments
-from ..core.phrases import Surface
+from ..core.errors import DocsError, InternalError, InvalidArguments
+from ..core.ids import INDEX_ID
+from ..core.phrases import Surface, read
 from ..core.values import DiffView, WriteResult, to_json
 from ..text.handshake import handshake
 from . import operations
 from .connect import connect_config
 
+log = logging.getLogger(__name__)
 AUTH_RESOURCE = "biopb_kernel_docs"
 HANDSHAKE_BUDGET = 2048
 
@@ -49,6 +52,11 @@ class DocsHandler(APIHandler):
             body = json.loads(self.request.body or b"{}")
         except ValueError as err:
             raise InvalidArguments(f"The request body is not valid JSON ({err}).") from None
+        except RecursionError:  # the parser recurses once per level: '[' x 100,000 exhausts the stack
+            raise InvalidArguments(
+                "The request body nests JSON too deeply to read. Send one JSON object of argument names "
+                'to strings, such as {"body": "# My doc\\n"}.'
+            ) from None
         if not isinstance(body, dict):
             raise InvalidArguments("The request body must be a JSON object of argument names to values.")
         return body
@@ -56,16 +64,32 @@ class DocsHandler(APIHandler):
     def answer(self, compute: Callable[[], Any]) -> None:
         try:
             value = compute()
+            data = json.dumps(_json(value))
         except DocsError as err:
             self._refuse(err)
             return
+        except Exception:  # a bug: answered in the API's own shape, never with a traceback
+            log.exception("biopb-kernel-docs: %s %s failed", self.request.method, self.request.path)
+            self._refuse(
+                InternalError(
+                    "The docs server met an unexpected error (a bug in biopb-kernel-docs; its log has the "
+                    "details). Whether this request changed anything is not known: reload the index "
+                    f"({read(INDEX_ID)}) to see the docs as they are now before trying again."
+                )
+            )
+            return
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(_json(value)))
+        self.finish(data)
 
     def _refuse(self, err: DocsError) -> None:
         self.set_status(err.status)
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"message": err.text_for(Surface.PANEL), "kind": err.kind()}))
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:56]}...{text[-1]}"
 
 
 def _json(value: Any) -> Any:
@@ -100,7 +124,34 @@ class DocHandler(DocsHandler):
     @tornado.web.authenticated
     @authorized
     def put(self, doc_id: str) -> None:
-        self.answer(lambda: self.run("write_doc", {**self.arguments_from_body(), "id": doc_id}))
+        def write() -> Any:
+            arguments = self.arguments_from_body()
+            named = arguments.get("id", doc_id)
+            if named != doc_id:
+                raise InvalidArguments(
+                    f"The address names doc {doc_id!r} but the body's id is {_short(named)}. Nothing was "
+                    "written. Leave id out of the body (the address names the doc), or send the write to "
+                    "that doc's own address."
+                )
+            return self.run("write_doc", {**arguments, "id": doc_id})
+
+        self.answer(write)
+
+
+class SearchHandler(DocsHandler):
+    """``GET search?q=...&regex=1``: search_docs for a search box (the ops route takes a POST)."""
+
+    @tornado.web.authenticated
+    @authorized
+    def get(self) -> None:
+        def search() -> Any:
+            regex = self.get_query_argument("regex", "0").lower()
+            if regex not in ("0", "1", "true", "false", ""):
+                raise InvalidArguments(f"regex is 1 or 0 (true or false), not {regex!r}.")
+            arguments = {"query": self.get_query_argument("q", ""), "regex": regex in ("1", "true")}
+            return self.run("search_docs", arguments)
+
+        self.answer(search)
 
 
 class OperationHandler(DocsHandler):
@@ -140,6 +191,7 @@ def handlers(base_url: str) -> list[tuple[str, type[DocsHandler]]]:
         (url_path_join(api, "index"), IndexHandler),
         (url_path_join(api, "docs", r"(.+)"), DocHandler),
         (url_path_join(api, "ops", r"([a-z_]+)"), OperationHandler),
+        (url_path_join(api, "search"), SearchHandler),
         (url_path_join(api, "review"), ReviewHandler),
         (url_path_join(api, "connect"), ConnectHandler),
     ]

@@ -1,10 +1,12 @@
 """IPython magics: the user's thin adapter over the same operations the agent's tools run.
 
 One magic per operation of the list that offers one (``%read_doc``, ``%%write_doc``,
-``%file_doc``, ``%ignore_doc``, ``%docs_config``), plus ``%docs_connect``, which prints how to
-attach an agent to this kernel. Required parameters are positional, ``--if-match SHA`` is the
-precondition, and an operation that takes doc text is a cell magic: the cell is the body, or,
-with ``--replace``, the old/new pair. Output is notebook Markdown with the agent's plain text
+``%search_docs``, ``%file_doc``, ``%ignore_doc``, ``%docs_config``), plus ``%docs_connect``,
+which prints how to attach an agent to this kernel. Required parameters are positional (one
+positional id may hold spaces, as a section does: ``%read_doc flatfield#Steps/Confirm input``),
+``--if-match SHA`` is the precondition, a search takes the rest of its line as the query, and an
+operation that takes doc text is a cell magic: the cell is the body, or, with ``--replace``, the
+old/new pair. Output is notebook Markdown with the agent's plain text
 beside it for plain-text front ends; a refusal is a one-line ``UsageError`` in the notebook's
 own words.
 """
@@ -82,11 +84,33 @@ def _takes_cell(op: Operation) -> bool:
 
 
 def _usage(op: Operation) -> str:
-    positional = " ".join(p.name.upper() for p in op.parameters if p.required and p.kind != "text")
+    flags = "".join(f" [--{p.name}]" for p in op.parameters if p.kind == "flag")
+    positional = " ".join(
+        p.name.upper() for p in op.parameters if p.required and p.kind not in ("text", "flag")
+    )
     sha = " [--if-match SHA]" if any(p.kind == "sha" for p in op.parameters) else ""
     if _takes_cell(op):
         return f"%%{op.magic} {positional} [--replace]{sha}"
+    if any(p.kind == "query" for p in op.parameters):
+        return f"%{op.magic}{flags} {positional}"
     return f"%{op.magic} {positional}{sha}".rstrip()
+
+
+def _query_arguments(op: Operation, line: str) -> dict[str, Any]:
+    """A search magic's flags come first; the rest of the line is the query, verbatim (a pattern's
+    backslashes and quotes are the pattern's), without one pair of quotes around it all."""
+    flags = {p.name for p in op.parameters if p.kind == "flag"}
+    arguments: dict[str, Any] = {}
+    rest = line.strip()
+    while rest.startswith("--") and rest[2:].split(" ", 1)[0] in flags:
+        name, _, rest = rest[2:].partition(" ")
+        arguments[name] = True
+        rest = rest.strip()
+    if len(rest) >= 2 and rest[0] == rest[-1] and rest[0] in "'\"":
+        rest = rest[1:-1]
+    query = next(p for p in op.parameters if p.kind == "query")
+    arguments[query.name] = rest
+    return arguments
 
 
 class DocsMagics:
@@ -104,6 +128,8 @@ class DocsMagics:
             raise UsageError(err.text_for(Surface.NOTEBOOK)) from err
 
     def _arguments(self, op: Operation, line: str, cell: str | None) -> dict[str, Any]:
+        if any(p.kind == "query" for p in op.parameters):
+            return _query_arguments(op, line)
         try:
             words = shlex.split(line)
         except ValueError as err:
@@ -120,6 +146,13 @@ class DocsMagics:
             arguments["if_match"] = words[at + 1]
             del words[at : at + 2]
         positional = [p for p in op.parameters if p.required and p.kind != "text"]
+        if (
+            len(positional) == 1
+            and len(words) > 1
+            and cell is None
+            and not any(w.startswith("--") for w in words)
+        ):
+            words = [" ".join(words)]  # %read_doc flatfield#Steps/Confirm input: one id, spaces and all
         if (
             len(words) != len(positional)
             or any(w.startswith("--") for w in words)

@@ -22,9 +22,10 @@ from typing import Annotated, Any
 import anyio
 from mcp import types
 from mcp.server import MCPServer, ServerRequestContext
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from .._version import __version__
 from ..bridge.client import KernelDocsClient
@@ -56,15 +57,54 @@ def _client_name(method: str, params: Any) -> str | None:
     return info.get("name") if isinstance(info, Mapping) else None
 
 
+def tool_parameters(op: Operation) -> tuple[str, ...]:
+    """The parameters an operation's tool offers. A sha precondition is not one: the agent's
+    session remembers what it read, which is its precondition (§8 risk 3)."""
+    return tuple(p.name for p in op.parameters if p.kind != "sha")
+
+
+def unknown_arguments(op: Operation, arguments: object) -> str | None:
+    """The refusal for arguments the tool does not take, or None. The SDK validates a call against
+    the tool's schema and silently drops names it does not know: a dropped ``if_match`` would
+    leave an agent believing its write was guarded, so the raw arguments are checked here."""
+    if not isinstance(arguments, Mapping):
+        return None
+    offered = tool_parameters(op)
+    unknown = [name for name in arguments if name not in offered]
+    if not unknown:
+        return None
+    shown = [repr(name) if len(name) <= 40 else repr(name[:37] + "...") for name in unknown[:5]]
+    message = (
+        f"{op.name} has no parameter {', '.join(shown)}{', ...' if len(unknown) > 5 else ''}; it takes "
+        f"{', '.join(offered)}. Nothing was done."
+    )
+    if any(p.kind == "sha" and p.name in unknown for p in op.parameters):
+        message += (
+            " There is no if_match here: your session remembers the text of each doc you read, and a "
+            "write over a doc changed since you read it is refused."
+        )
+    return message
+
+
+_STRING = {"type": "string"}
+_BOOLEAN = {"type": "boolean"}
+
+
 def _tool_signature(op: Operation) -> inspect.Signature:
-    """The tool's parameters, from the operation list. A sha precondition is not offered: the
-    agent's session remembers what it read, which is its precondition (§8 risk 3)."""
-    parameters = []
+    """The tool's parameters, from the operation list, and the SDK's context (never in the schema).
+
+    The schema says string, but the SDK is told to accept anything: it would otherwise parse a
+    string that looks like JSON (an ``old`` of '["a"]') into a list and then refuse it as not a
+    string. The tool reads the arguments as sent, and the operation list checks their types.
+    """
+    parameters = [inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)]
     for p in op.parameters:
-        if p.kind == "sha":
+        if p.name not in tool_parameters(op):
             continue
-        annotation = Annotated[str if p.required else str | None, Field(description=p.help)]
-        default = inspect.Parameter.empty if p.required else None
+        plain = _BOOLEAN if p.kind == "flag" else _STRING
+        schema = plain if p.required else {"anyOf": [plain, {"type": "null"}]}
+        annotation = Annotated[Any, WithJsonSchema(schema), Field(description=p.help)]
+        default = inspect.Parameter.empty if p.required else (False if p.kind == "flag" else None)
         parameters.append(
             inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
         )
@@ -136,7 +176,14 @@ class DocsBridge:
         return server
 
     def _tool_function(self, op: Operation):
-        async def tool(**arguments: Any) -> types.CallToolResult:
+        async def tool(context: Context, **validated: Any) -> types.CallToolResult:
+            params = context.request_context.params or {}
+            arguments = params.get("arguments") or {}  # as sent: see _tool_signature
+            refusal = unknown_arguments(op, arguments)
+            if refusal is not None:
+                return types.CallToolResult(
+                    content=[types.TextContent(type="text", text=refusal)], is_error=True
+                )
             return await self._tool(op, {k: v for k, v in arguments.items() if v is not None})
 
         tool.__name__ = op.name

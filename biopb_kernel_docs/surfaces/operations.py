@@ -27,11 +27,30 @@ from ..core.errors import (
 )
 from ..core.ops import Docs
 from ..core.review import ReviewedDocs
-from ..core.values import ConfigView, DiffView, DocView, HandshakeView, IndexView, ReviewView, WriteResult
+from ..core.search import search_docs
+from ..core.values import (
+    CollectionView,
+    ConfigView,
+    DiffView,
+    DocView,
+    HandshakeView,
+    IndexView,
+    OutlineView,
+    ReviewView,
+    SearchResult,
+    SectionView,
+    WriteResult,
+)
 
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
-# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "string": anything else.
-Kind = Literal["id", "text", "sha", "number", "string"]
+# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "flag": true or false
+# (--name on the command line and in a magic); "query": a search (a magic takes the rest of its
+# line verbatim); "string": anything else.
+Kind = Literal["id", "text", "sha", "number", "flag", "query", "string"]
+# A number parameter (a character budget, a hunk position) is at most this, written in at most
+# NUMBER_DIGITS digits: far above any real value, far below what int() or repr() choke on.
+NUMBER_DIGITS = 9
+NUMBER_LIMIT = 10**NUMBER_DIGITS - 1
 
 
 @dataclass(frozen=True)
@@ -69,8 +88,22 @@ hides a shipped doc).
 local copies a release may have left behind.
 - read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
 edits with the release's).
-- Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]]: read_doc("id") \
-when the step you are on depends on it.
+- read_doc("<id>#") outlines a doc: every heading, its length and the call that reads it; \
+read_doc("<id>#Steps/Confirm input") reads one section (case and punctuation ignored; \
+"#Example[2]" picks a repeated heading).
+- read_doc("<segment>/") lists the docs of a collection the index names as "- <segment>/: ...".
+- Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]] or [[id#heading]]: \
+read_doc it when the step you are on depends on it.
+"""
+
+SEARCH_DOCS_DESCRIPTION = """\
+Find lines in the biopb docs: an exception's name, a config key, a log line, a function. Searches \
+the docs the index lists (and those under its collections) and the index itself.
+
+- Literal and case-insensitive; a query with an upper-case letter is case-sensitive.
+- regex=true takes an RE2 pattern (no backreferences or lookaround); a match stays within a line.
+- Returns matching lines grouped by doc and section, "L42: the line", each group with the \
+read_doc("<id>#<heading>") call that reads that section; at most 8 lines a doc and 40 in all.
 """
 
 WRITE_DOC_DESCRIPTION = """\
@@ -96,7 +129,7 @@ the index included: write_doc("index", old="- x: ...", new="- x: ...").
 - Writing to a shipped id makes a local copy that shadows it; shipped text is never changed.
 - There is no delete: retire a doc by removing its index line, a shipped one by adding its id to \
 the ignored: line.
-- Limits: 300 lines per doc, 200 index entries.
+- Limits: 300 lines and 64 KiB per doc, 1 KiB per index line, 200 index entries.
 """
 
 _ID = Parameter("id", "id", True, 'A doc id such as "kernel" or "my-lab/nuclei"; "index" is the index.')
@@ -142,9 +175,10 @@ OPERATIONS: dict[str, Operation] = {
         Operation(
             name="read_doc",
             summary="Read one doc under its header; 'index' is the rendered index, 'ID@diff' diffs a "
-            "local copy against its shipped text.",
+            "local copy against its shipped text, 'ID#' outlines a doc, 'ID#Heading' reads one section, "
+            "'SEGMENT/' lists a collection.",
             parameters=(_ID,),
-            returns=(DocView, IndexView, DiffView),
+            returns=(DocView, IndexView, DiffView, OutlineView, SectionView, CollectionView),
             errors=_READ_ERRORS,
             run=lambda docs, a: docs.read_doc(a["id"]),
             mcp_description=READ_DOC_DESCRIPTION,
@@ -171,6 +205,21 @@ OPERATIONS: dict[str, Operation] = {
             mcp_description=WRITE_DOC_DESCRIPTION,
             magic="write_doc",
             cli_verb="write",
+        ),
+        Operation(
+            name="search_docs",
+            summary="Find lines in the listed docs and the index: literal and case-insensitive unless the "
+            "query has an upper-case letter; --regex for an RE2 pattern.",
+            parameters=(
+                Parameter("query", "query", True, "The text to find (an RE2 pattern with regex)."),
+                Parameter("regex", "flag", False, "Take the query as an RE2 regular expression."),
+            ),
+            returns=(SearchResult,),
+            errors=(InvalidArguments, StoreUnavailable),
+            run=lambda docs, a: search_docs(docs.store, a["query"], bool(a.get("regex", False))),
+            mcp_description=SEARCH_DOCS_DESCRIPTION,
+            magic="search_docs",
+            cli_verb="search",
         ),
         Operation(
             name="index",
@@ -283,27 +332,57 @@ def run(docs: Docs, name: object, arguments: object) -> Any:
     if not isinstance(arguments, Mapping):
         raise InvalidArguments(f"{op.name} takes its arguments as a mapping of names to values.")
     known = {p.name for p in op.parameters}
-    unknown = sorted(set(arguments) - known)
+    unknown = sorted((name for name in arguments if name not in known), key=repr)
     if unknown:
+        named = ", ".join(_shown(name) for name in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
         raise InvalidArguments(
-            f"{op.name} has no argument {', '.join(map(repr, unknown))}; it takes "
-            f"{', '.join(sorted(known)) or 'none'}."
+            f"{op.name} has no argument {named}; it takes {', '.join(sorted(known)) or 'none'}."
         )
+    checked = dict(arguments)
     for parameter in op.parameters:
         value = arguments.get(parameter.name)
         if value is None and parameter.required:
             raise InvalidArguments(f"{op.name} needs {parameter.name!r}: {parameter.help}")
         if value is None:
             continue
-        if parameter.kind == "number":
-            if isinstance(value, bool) or not (
-                isinstance(value, int) or (isinstance(value, str) and value.isdigit())
-            ):
+        if parameter.kind == "flag":
+            if not isinstance(value, bool):
                 raise InvalidArguments(
-                    f"{op.name}'s {parameter.name!r} must be a whole number, not {value!r}."
+                    f"{op.name}'s {parameter.name!r} is true or false, not {_shown(value)}."
                 )
+        elif parameter.kind == "number":
+            checked[parameter.name] = whole_number(op, parameter, value)
         elif not isinstance(value, str):
             raise InvalidArguments(
                 f"{op.name}'s {parameter.name!r} must be a string, not {type(value).__name__}."
             )
-    return op.run(docs, arguments)
+    return op.run(docs, checked)
+
+
+def whole_number(op: Operation, parameter: Parameter, value: object) -> int:
+    """``value`` as a count or position: an int, or a string of ASCII digits, from 0 to NUMBER_LIMIT.
+
+    ``str.isdigit`` would let through '²' and '١', and ``int`` would then fail on them (or on a
+    string of thousands of digits): a bad number is the caller's mistake, never a crash.
+    """
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and 0 < len(value) <= NUMBER_DIGITS and value.isascii() and value.isdigit():
+        number = int(value)
+    if number is None or not 0 <= number <= NUMBER_LIMIT:
+        raise InvalidArguments(
+            f"{op.name}'s {parameter.name!r} must be a whole number from 0 to {NUMBER_LIMIT:,}, written "
+            f"with the digits 0-9, not {_shown(value)}."
+        )
+    return number
+
+
+def _shown(value: object) -> str:
+    """A refused value, quoted short (a 10 MB string, or an int repr() refuses to spell, is not)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return "a number that large" if value > 0 else "a negative number"
+    if isinstance(value, str | int | float | bool):
+        text = repr(value)
+        return text if len(text) <= 40 else f"{text[:36]}...{text[-1]}"
+    return f"a {type(value).__name__}"

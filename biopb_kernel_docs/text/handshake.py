@@ -37,15 +37,17 @@ HEADER = (
 RULES = (
     "Destructive steps (deleting or overwriting data or files, restarting the kernel, installing "
     "packages) always ask the user first.",
-    "Before non-trivial work, read_doc the reference docs under ## References; when a request "
-    "matches a procedure's line, read_doc that procedure and follow its checkpoints.",
+    "Each index line says when to read its doc: read_doc it when the request matches that line, not "
+    'before, and follow a procedure\'s checkpoints. A long doc can be read by section: read_doc("<id>#") '
+    "lists its sections with the call that reads each. search_docs finds an exact error, name or "
+    "setting in the docs.",
     "The kernel is shared with the user: never overwrite their variables, keep raw data untouched, "
     "and state units and pixel sizes with every result.",
 )
 # Short because every character here is one a budgeted host's hooks cannot have.
 COMPACT_RULES = (
     "Ask before deleting or overwriting data, restarting the kernel or installing.",
-    "Read ## References before non-trivial work; read_doc the id whose line matches the request.",
+    'Read a doc when its line matches, by section after read_doc("id#"); search_docs finds literals.',
     "Shared kernel: keep the user's variables and raw data; give units.",
 )
 # What each loader tail asks, in the compact form (§2: the agent meets a tail cold in the handshake).

@@ -12,9 +12,28 @@ from __future__ import annotations
 import re
 
 from ..core.frontmatter import LINK, prose_lines
-from ..core.phrases import Surface, render
-from ..core.values import ConfigView, DiffView, DocView, IndexView, WriteResult
-from .render import MARKERS, NO_DIFFERENCES, doc_header, write_summary
+from ..core.ids import INDEX_ID
+from ..core.phrases import Surface, read, render, replace_call
+from ..core.values import (
+    CollectionView,
+    ConfigView,
+    DiffView,
+    DocView,
+    IndexView,
+    OutlineView,
+    SearchResult,
+    SectionView,
+    WriteResult,
+)
+from .render import (
+    MARKERS,
+    NO_DIFFERENCES,
+    doc_header,
+    move_lead,
+    search_text,
+    section_header,
+    write_summary,
+)
 
 _HEADING = re.compile(r"(#{1,6})[ \t]+(.+?)[ \t#]*")
 
@@ -36,15 +55,59 @@ def _prose_for_notebook(body: str) -> str:
     return "\n".join(lines)
 
 
+def _magic(doc_id: str) -> str:
+    """The magic that reads ``doc_id`` (a section or outline included), as inline code."""
+    return f"`{render(read(doc_id), Surface.NOTEBOOK)}`"
+
+
 def doc_markdown(view: DocView) -> str:
-    parts = [f"*{doc_header(view)[1:-1]}*"]
+    parts = [f"*{doc_header(view, Surface.NOTEBOOK)[1:-1]}*"]
     if view.frontmatter:
         fields = "\n".join(f"{key}: {value}" for key, value in view.frontmatter)
         parts.append(f"<details><summary>frontmatter</summary>\n\n{_fenced(fields, 'yaml')}\n\n</details>")
     parts.append(_prose_for_notebook(view.body))
     if view.links:
-        parts.append("Linked docs: " + " · ".join(f"`%read_doc {i}`" for i in view.links))
+        parts.append("Linked docs: " + " · ".join(_magic(i) for i in view.links))
     return "\n\n".join(parts)
+
+
+def section_markdown(view: SectionView) -> str:
+    """One section: its place in the doc, then its text rendered like a doc's."""
+    return f"*{section_header(view, Surface.NOTEBOOK)[1:-1]}*\n\n{_prose_for_notebook(view.text)}"
+
+
+def outline_markdown(view: OutlineView) -> str:
+    """The doc's headings as a nested list, each with its line count and the magic that reads it."""
+    head = f"**{view.title}**: outline of `{view.id}`, {view.lines} lines, {len(view.entries)} sections"
+    if not view.entries:
+        return f"{head}\n\nNo headings: {_magic(view.id)} reads it whole."
+    top = min(entry.level for entry in view.entries)
+    items = [
+        f"{'  ' * (e.level - top)}- {e.title} ({e.line_count} lines) {_magic(f'{view.id}#{e.anchor}')}"
+        for e in view.entries
+    ]
+    return head + "\n\n" + "\n".join(items)
+
+
+def collection_markdown(view: CollectionView) -> str:
+    head = f"**Collection `{view.id}`**: {len(view.items)} docs"
+    parts = [head + (f" · {view.hook}" if view.listed and view.hook else "")]
+    if not view.listed:
+        parts.append(
+            f"Not in the index: a `- {view.id}: ...` line (`%%write_doc index --replace`) lists these docs "
+            "as one entry."
+        )
+    items = [
+        f"- **{item.id}**: {item.hook}" + (f" *{MARKERS['local copy']}*" if item.shadows_shipped else "")
+        for item in view.items
+    ]
+    parts.append("\n".join(items) if items else f"No docs under `{view.id}` yet.")
+    return "\n\n".join(parts)
+
+
+def search_markdown(result: SearchResult) -> str:
+    """The search's text in a code block: line numbers and indentation kept as they are."""
+    return _fenced(search_text(result, Surface.NOTEBOOK), "text")
 
 
 def index_markdown(view: IndexView) -> str:
@@ -84,7 +147,11 @@ def diff_markdown(view: DiffView) -> str:
 
 def write_markdown(result: WriteResult) -> str:
     diffs = [_fenced(change.diff(), "diff") for change in result.changes]
-    return "\n\n".join([render(write_summary(result), Surface.NOTEBOOK), *diffs])
+    parts = [render(write_summary(result), Surface.NOTEBOOK), *diffs]
+    if result.move is not None:  # the cell that files the new doc, to copy into a cell of its own
+        cell = render(replace_call(INDEX_ID, result.move.old, result.move.new), Surface.NOTEBOOK)
+        parts += [move_lead(result.move), _fenced(cell)]
+    return "\n\n".join(parts)
 
 
 def config_markdown(view: ConfigView) -> str:
@@ -105,6 +172,14 @@ def markdown(value: object) -> str:
         return index_markdown(value)
     if isinstance(value, DiffView):
         return diff_markdown(value)
+    if isinstance(value, SectionView):
+        return section_markdown(value)
+    if isinstance(value, OutlineView):
+        return outline_markdown(value)
+    if isinstance(value, CollectionView):
+        return collection_markdown(value)
+    if isinstance(value, SearchResult):
+        return search_markdown(value)
     if isinstance(value, WriteResult):
         return write_markdown(value)
     if isinstance(value, ConfigView):

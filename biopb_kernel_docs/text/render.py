@@ -8,9 +8,22 @@ points to are spelled for the surface it reaches (``phrases``).
 from __future__ import annotations
 
 from ..core.ids import INDEX_ID
-from ..core.phrases import Surface, read_diff, render, write_replace
-from ..core.reconcile import MARKER_TEXT
-from ..core.values import ConfigView, DiffView, DocView, IndexView, Read, WriteResult
+from ..core.index import MARKER_TEXT, UNFILED_HEADING
+from ..core.phrases import Surface, read, read_diff, render, replace_call, write_body, write_replace
+from ..core.values import (
+    CollectionView,
+    ConfigView,
+    DiffView,
+    DocView,
+    IndexMove,
+    IndexView,
+    OutlineView,
+    Read,
+    SearchGroup,
+    SearchResult,
+    SectionView,
+    WriteResult,
+)
 
 MARKERS = MARKER_TEXT
 NEW_TAIL_TITLE = "## New shipped docs"
@@ -28,11 +41,110 @@ STALE_TAIL_INSTRUCTION = (
 NO_DIFFERENCES = "No differences: your local copy matches the shipped text."
 
 
-def doc_header(view: DocView) -> str:
-    parts = [view.id, view.tier, f"updated {view.updated}"]
-    if view.shadows_shipped:
-        parts.append("shadows shipped")
-    return f"[{' · '.join(parts)}]"
+def _origin(view: DocView | OutlineView | SectionView) -> list[str]:
+    parts = [view.tier, f"updated {view.updated}"]
+    return [*parts, "shadows shipped"] if view.shadows_shipped else parts
+
+
+def doc_header(view: DocView, surface: Surface = Surface.AGENT) -> str:
+    """§3's one-line header; a doc with headings also names how to read one section (§7)."""
+    parts = [view.id, *_origin(view)]
+    if view.sections > 1:
+        parts.append(
+            f"{view.sections} sections: {read(view.id + '#<heading>')} reads one, {read(view.id + '#')} "
+            "lists them"
+        )
+    return render(f"[{' · '.join(parts)}]", surface)
+
+
+def section_header(view: SectionView, surface: Surface = Surface.AGENT) -> str:
+    entry = view.section
+    where = f"§ {view.position} of {view.of}: {' › '.join(entry.path)}"
+    where += f" · lines {entry.line}–{entry.end} of {view.lines}"
+    parts = [f"{view.id}#{entry.anchor}", *_origin(view), where, f"outline: {read(view.id + '#')}"]
+    if view.also:
+        parts.append("also matched: " + ", ".join(read(f"{view.id}#{anchor}") for anchor in view.also))
+    return render(f"[{' · '.join(parts)}]", surface)
+
+
+def outline_text(view: OutlineView, surface: Surface = Surface.AGENT) -> str:
+    """Every heading with its lines and the call that reads its section (§7)."""
+    count = len(view.entries)
+    header = f"[{view.id}# · outline · {' · '.join(_origin(view))} · {view.lines} lines, {count} sections]"
+    if not view.entries:
+        body = [f"{view.id!r} has no headings: {read(view.id)} reads it whole."]
+    else:
+        top = min(entry.level for entry in view.entries)
+        body = [
+            f"{'  ' * (e.level - top)}- {e.title} ({e.line_count} lines, {e.line}–{e.end}): "
+            f"{read(f'{view.id}#{e.anchor}')}"
+            for e in view.entries
+        ]
+    return render("\n".join([header, "", *body]) + "\n", surface)
+
+
+def collection_text(view: CollectionView, surface: Surface = Surface.AGENT) -> str:
+    """§7: the docs under a collection, each ``- id: hook``, under the collection line's own hook."""
+    count = f"{len(view.items)} doc{'' if len(view.items) == 1 else 's'}"
+    if view.listed:
+        where = f"listed under {view.heading}" if view.heading else "listed in the index"
+        lines = [f"[{view.id} · collection · {count} · {where}]", "", f"{view.id}: {view.hook}".rstrip()]
+    else:
+        lines = [
+            f"[{view.id} · collection · {count} · not in the index]",
+            "",
+            f"The index has no '- {view.id}: ...' line, so no handshake offers these docs; add one with "
+            f"{write_replace(INDEX_ID)} to list them as one entry.",
+        ]
+    lines.append("")
+    for item in view.items:
+        marker = f" {MARKERS['local copy']}" if item.shadows_shipped else ""
+        lines.append(f"- {item.id}: {item.hook}{marker}")
+    if not view.items:
+        lines.append(f"No docs under {view.id} yet: {write_body(view.id + '<name>')} writes one.")
+    return render("\n".join(lines) + "\n", surface)
+
+
+def _group_title(group: SearchGroup) -> str:
+    shown = list(group.path[1:]) if len(group.path) > 1 else list(group.path)
+    where = f" (§ {' › '.join(shown)})" if shown else ""
+    call = read(f"{group.id}#{group.anchor}") if group.anchor else read(group.id)
+    return f"{group.id}{where} — {call}"
+
+
+def search_text(result: SearchResult, surface: Surface = Surface.AGENT) -> str:
+    """Grep-shaped: each group's doc and section with the call that reads it, then ``  L42: line``."""
+    kind = "pattern" if result.regex else "literal"
+    case = "case-sensitive" if result.case_sensitive else "case-insensitive"
+    what = f"{result.query!r} ({kind}, {case})"
+    scope = (
+        f"{result.docs_searched} docs searched (the listed docs, those under listed collections, the index)"
+    )
+    if not result.matching_lines:
+        lines = [f"No line matches {what}: 0 matches in {scope}."]
+    else:
+        at_least = "" if result.counted_all else "at least "
+        lines = [
+            f"{at_least}{result.matching_lines} matching lines in {result.matching_docs} docs for {what}; "
+            f"{scope}.",
+        ]
+        previous = None
+        for group in result.groups:
+            if group.id != previous:
+                lines.append("")
+            previous = group.id
+            lines.append(_group_title(group))
+            lines += [f"  L{line.line}: {line.text}" for line in group.lines]
+        if result.more_lines:
+            lines += [
+                "",
+                f"{at_least}{result.more_lines} more matches in {result.more_docs} docs: narrow the query "
+                f"(at most {result.line_cap_per_doc} lines a doc and {result.line_cap} in all are shown).",
+            ]
+    if result.skipped:
+        names = ", ".join(f"{doc_id} ({why})" for doc_id, why in result.skipped)
+        lines += ["", f"{len(result.skipped)} files could not be searched: {names}."]
+    return render("\n".join(lines) + "\n", surface)
 
 
 def index_header(view: IndexView) -> str:
@@ -80,10 +192,27 @@ def read_text(value: Read, surface: Surface = Surface.AGENT, *, ignored_as_count
         return f"{index_header(value)}\n\n{index_text(value, surface, ignored_as_count=ignored_as_count)}"
     if isinstance(value, DiffView):
         return f"{diff_header(value)}\n\n{value.diff() or NO_DIFFERENCES}"
-    return f"{doc_header(value)}\n\n{value.text}"
+    if isinstance(value, OutlineView):
+        return outline_text(value, surface)
+    if isinstance(value, SectionView):
+        return f"{section_header(value, surface)}\n\n{value.text}"
+    if isinstance(value, CollectionView):
+        return collection_text(value, surface)
+    return f"{doc_header(value, surface)}\n\n{value.text}"
 
 
 def write_summary(result: WriteResult) -> str:
+    summary = _write_outcome(result)
+    if result.rendered_markers:
+        markers = " and ".join(result.rendered_markers)
+        summary += (
+            f" Your old/new text quoted the rendered index: its {markers} marker is added by the "
+            "loader and is not in index.md, so the edit was applied to the file's own text, without it."
+        )
+    return summary
+
+
+def _write_outcome(result: WriteResult) -> str:
     doc_id = result.id
     if result.outcome == "unchanged":
         return f"No change: {doc_id!r} already has this text, so nothing was written."
@@ -101,9 +230,23 @@ def write_summary(result: WriteResult) -> str:
     return "Edited the index." if doc_id == INDEX_ID else f"Updated local doc {doc_id!r}."
 
 
+def move_lead(move: IndexMove) -> str:
+    """The sentence before a create's filing edit (issue 22: filing is one copy away)."""
+    removed = f", which also removes the {UNFILED_HEADING} it leaves empty" if move.removes_unfiled else ""
+    return (
+        f"Its line is under {UNFILED_HEADING} in the index. To file it under {move.heading} (the "
+        f"index's heading with the most entries), make this edit{removed}:"
+    )
+
+
 def write_text(result: WriteResult, surface: Surface = Surface.AGENT) -> str:
-    """The summary, then the diff of each file the write changed (§3: the result is the diff)."""
-    return "\n\n".join([render(write_summary(result), surface), *(c.diff() for c in result.changes)])
+    """The summary, then the diff of each file the write changed (§3: the result is the diff), then
+    for a created doc the edit that files it under a heading of the index (it ends the text)."""
+    parts = [render(write_summary(result), surface), *(c.diff() for c in result.changes)]
+    if result.move is not None:
+        move = result.move
+        parts.append(render(f"{move_lead(move)}\n{replace_call(INDEX_ID, move.old, move.new)}", surface))
+    return "\n\n".join(parts)
 
 
 def config_text(view: ConfigView) -> str:
@@ -125,6 +268,8 @@ def text(value: object, surface: Surface = Surface.AGENT, *, ignored_as_count: b
         return write_text(value, surface)
     if isinstance(value, ConfigView):
         return config_text(value)
-    if isinstance(value, DocView | IndexView | DiffView):
+    if isinstance(value, SearchResult):
+        return search_text(value, surface)
+    if isinstance(value, DocView | IndexView | DiffView | OutlineView | SectionView | CollectionView):
         return read_text(value, surface, ignored_as_count=ignored_as_count)
     raise TypeError(f"no text rendering for {type(value).__name__}")

@@ -16,7 +16,7 @@ from biopb_kernel_docs.core.index import ParsedIndex, parse_index, section_entri
 SEED_DIR = Path(__file__).resolve().parents[2] / "seed"
 PROCEDURES_HEADING = "## Procedures"
 REFERENCES_HEADING = "## References"
-LINK = re.compile(rf"\[\[({ID_PATTERN})\]\]")
+LINK = re.compile(rf"\[\[({ID_PATTERN}(?:#[^\[\]\n]+)?)\]\]")  # [[id]] or [[id#heading]]
 _FENCE_OPEN = re.compile(r"[ ]{0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)")
 
 

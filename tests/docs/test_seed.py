@@ -10,10 +10,13 @@ import symtable
 
 import pytest
 
-from biopb_kernel_docs.core.edits import BODY_LINE_CAP
+from biopb_kernel_docs.core.derived import Derived
+from biopb_kernel_docs.core.edits import BODY_LINE_CAP, DOC_BYTE_CAP, INDEX_LINE_BYTE_CAP
+from biopb_kernel_docs.core.errors import SectionNotFound
 from biopb_kernel_docs.core.frontmatter import describe, parse_frontmatter
 from biopb_kernel_docs.core.ids import is_banked, is_collection_id, is_valid_doc_id
 from biopb_kernel_docs.core.index import ENTRY_CAP
+from biopb_kernel_docs.core.sections import find_section
 
 from .seed_docs import (
     PROCEDURES_HEADING,
@@ -105,21 +108,50 @@ def test_seed_hooks_match_the_docs_descriptions():
         assert entry.hook == described, f"seed hook of {entry.doc_id} differs from its description"
 
 
+def link_problem(target: str) -> str | None:
+    """Why ``[[target]]`` does not land in the seed (an id that does not ship, or a heading the
+    doc does not have, resolved by read_doc's own rule), or None when it lands."""
+    doc_id, has_section, section = target.partition("#")
+    if doc_id not in seed_ids():
+        return "which does not ship"
+    if not has_section:
+        return None
+    outline = Derived(doc_id, b"", seed_text(doc_id)).outline
+    try:
+        find_section(doc_id, outline, section.strip())
+    except SectionNotFound as err:
+        return f"whose heading is not there: {err}"
+    return None
+
+
 @pytest.mark.parametrize("doc_id", seed_ids())
 def test_every_link_lands_on_a_shipped_doc(doc_id):
     for target in links(seed_text(doc_id)):
-        assert target in seed_ids(), f"{doc_id} links [[{target}]], which does not ship"
+        problem = link_problem(target)
+        assert problem is None, f"{doc_id} links [[{target}]], {problem}"
+
+
+def test_the_link_gate_checks_a_linked_heading_exists():
+    assert link_problem("flatfield") is None
+    assert link_problem("flatfield#steps") is None
+    assert link_problem("flatfield#When not to use") is None
+    assert link_problem("flatfield#No such heading").startswith("whose heading is not there")
+    assert link_problem("no-such-doc#Steps") == "which does not ship"
 
 
 @pytest.mark.parametrize("doc_id", seed_ids())
 def test_nothing_is_over_a_cap(doc_id):
     lines = len(seed_text(doc_id).splitlines())
     assert lines <= BODY_LINE_CAP, f"{doc_id} is {lines} lines; the cap is {BODY_LINE_CAP}"
+    size = len(seed_text(doc_id).encode("utf-8"))
+    assert size <= DOC_BYTE_CAP, f"{doc_id} is {size:,} bytes; the cap is {DOC_BYTE_CAP:,}"
 
 
-def test_seed_index_is_within_both_caps():
+def test_seed_index_is_within_every_cap():
     assert len(seed_index().entries) <= ENTRY_CAP
     assert len(seed_index().lines) <= BODY_LINE_CAP
+    for line in seed_index().lines:
+        assert len(line.encode("utf-8")) <= INDEX_LINE_BYTE_CAP, line
 
 
 @pytest.mark.parametrize("doc_id", [*seed_ids(), "index"])

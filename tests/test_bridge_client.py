@@ -1,0 +1,176 @@
+"""The bridge's client against real kernels: failed starts, dead kernels and writes in flight.
+
+One kernel of the client's own serves the module: a test that kills it leaves the next call to
+start another, which is itself one of the behaviours pinned here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import pytest
+
+from biopb_kernel_docs.bridge import client as bridge_client
+from biopb_kernel_docs.bridge.client import KernelDocsClient
+from biopb_kernel_docs.core.errors import KernelDied, KernelUnavailable
+from biopb_kernel_docs.core.lock import TierLock
+from biopb_kernel_docs.core.values import IndexView, WriteResult
+
+from .conftest import build_tiers
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(not Path("/proc").is_dir(), reason="watches the kernel process through /proc"),
+]
+CALL_TIMEOUT_SECONDS = 30.0
+NOTICED_WITHIN_SECONDS = 10.0  # a death must be seen well before the call timeout
+
+
+@pytest.fixture(scope="module")
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def module_tiers(tmp_path_factory):
+    return build_tiers(tmp_path_factory.mktemp("client-tiers"))
+
+
+def _store_args(tiers) -> tuple[str, ...]:
+    return (f"--DocStore.docs_local_dir={tiers.local}", f"--DocStore.shipped_dir={tiers.shipped}")
+
+
+@pytest.fixture(scope="module")
+async def owned(module_tiers):
+    """A client whose kernel it started itself."""
+    client = KernelDocsClient(kernel_args=_store_args(module_tiers), call_timeout=CALL_TIMEOUT_SECONDS)
+    yield client
+    await client.close()
+
+
+def _pid(client: KernelDocsClient) -> int:
+    assert client._manager is not None
+    assert client._manager.provisioner is not None
+    return client._manager.provisioner.process.pid
+
+
+def _gone(pid: int) -> bool:
+    """Whether the kernel (a child of this process) has exited so that its exit can be collected.
+
+    A zombie in /proc is not enough: a multi-threaded process shows 'Z' while its other threads are
+    still exiting, and waitpid, which the bridge's liveness check uses, does not report it yet."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True  # already collected
+
+
+def _holds_open(pid: int, path: Path) -> bool:
+    try:
+        descriptors = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:
+        return False
+    for descriptor in descriptors:
+        try:
+            if os.readlink(descriptor) == str(path):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+async def _until(condition, within: float = 20.0) -> None:
+    with anyio.fail_after(within):
+        while not condition():
+            await anyio.sleep(0.02)
+
+
+async def _kill(pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)
+    await _until(lambda: _gone(pid))
+
+
+@dataclass(frozen=True)
+class InFlight:
+    outcome: object  # what the call returned or raised
+    answered_after: float  # seconds from the kill to the outcome
+    doc: Path
+
+
+@pytest.fixture(scope="module")
+async def write_in_flight_when_the_kernel_dies(owned, module_tiers) -> InFlight:
+    """A write the kernel cannot finish (this process holds the tier's lock); the kernel is killed
+    once the write waits on that lock, then the lock is freed."""
+    assert isinstance(await owned.call("index"), IndexView)  # a live kernel, its channel open
+    pid = _pid(owned)
+    outcome: list[object] = []
+
+    async def write() -> None:
+        try:
+            outcome.append(await owned.call("write_doc", id="lab/in-flight", body="# In flight\n"))
+        except Exception as err:
+            outcome.append(err)
+
+    lock = TierLock(str(module_tiers.local / ".lock"), 1.0)
+    async with anyio.create_task_group() as tasks:
+        with lock.held():
+            tasks.start_soon(write)
+            await _until(lambda: _holds_open(pid, module_tiers.local / ".lock"))  # waiting in the kernel
+            killed = time.monotonic()
+            await _kill(pid)
+        with anyio.fail_after(CALL_TIMEOUT_SECONDS + 30):
+            while not outcome:
+                await anyio.sleep(0.02)
+        answered_after = time.monotonic() - killed
+    return InFlight(outcome[0], answered_after, module_tiers.local / "lab/in-flight.md")
+
+
+async def test_a_write_in_flight_when_the_kernel_dies_errors_and_is_never_resent(
+    write_in_flight_when_the_kernel_dies, module_tiers
+):
+    scene = write_in_flight_when_the_kernel_dies
+    assert isinstance(scene.outcome, KernelDied), scene.outcome
+    assert "died" in str(scene.outcome)
+    assert not scene.doc.exists()
+    assert "lab/in-flight" not in module_tiers.local_text("index")
+
+
+async def test_a_kernel_that_dies_during_a_call_is_noticed_within_seconds_not_at_the_timeout(
+    write_in_flight_when_the_kernel_dies,
+):
+    scene = write_in_flight_when_the_kernel_dies
+    assert bridge_client.LIVENESS_CHECK_SECONDS == 1.0
+    assert isinstance(scene.outcome, KernelDied), scene.outcome
+    assert scene.answered_after < NOTICED_WITHIN_SECONDS, (
+        f"the death was noticed {scene.answered_after:.1f} s after the kill"
+    )
+
+
+async def test_the_owned_kernel_is_restarted_before_a_write_not_only_a_read(owned, module_tiers):
+    assert isinstance(await owned.call("index"), IndexView)
+    dead = _pid(owned)
+    await _kill(dead)
+    result = await owned.call("write_doc", id="lab/after-restart", body="# After a restart\n")
+    assert isinstance(result, WriteResult)
+    assert _pid(owned) != dead
+    assert module_tiers.local_text("lab/after-restart") == "# After a restart\n"
+
+
+async def test_a_failed_attach_is_forgotten_and_the_next_call_attaches(tmp_path, owned):
+    assert isinstance(await owned.call("index"), IndexView)
+    later = tmp_path / "kernel-later.json"
+    client = KernelDocsClient(connection_file=str(later), call_timeout=CALL_TIMEOUT_SECONDS)
+    try:
+        with pytest.raises(KernelUnavailable, match=str(later)):
+            await client.call("index")
+        assert owned._manager is not None
+        shutil.copy(owned._manager.connection_file, later)  # the kernel's connection file appears
+        assert isinstance(await client.call("index"), IndexView)
+    finally:
+        await client.close()  # detaches; the kernel is the owning client's

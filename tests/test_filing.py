@@ -1,0 +1,146 @@
+"""The edit a create's result ends with, filing the new doc under a heading of the index's own
+(issue 22, item 4; core/filing.py), checked by making it exactly as printed."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from biopb_kernel_docs.core.filing import filing_move
+from biopb_kernel_docs.core.index import file_entry, parse_index
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.text.render import text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def agent_call(printed: str) -> dict:
+    """The keyword arguments of the write_doc call a result ends with, read as Python reads them."""
+    call = ast.parse(printed.rstrip("\n").split("\n")[-1], mode="eval").body
+    assert isinstance(call, ast.Call)
+    assert call.func.id == "write_doc"
+    assert [ast.literal_eval(a) for a in call.args] == ["index"]
+    return {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+
+
+def test_a_create_ends_with_the_edit_that_files_it_under_the_biggest_section(tiers, docs):
+    docs.index()
+    created = docs.write_doc("lab/cells", body="---\ndescription: mean GFP per cell\n---\n# Cells\n")
+    assert created.move is not None
+    assert created.move.heading == "## Procedures"
+    assert created.move.removes_unfiled
+    assert created.move.old == (
+        "- stitch-tiles: assemble a grid of tiles\n\n## Unfiled\n- lab/cells: mean GFP per cell"
+    )
+    assert created.move.new == "- stitch-tiles: assemble a grid of tiles\n- lab/cells: mean GFP per cell"
+    printed = text(created)
+    assert printed.endswith(
+        'make this edit, which also removes the ## Unfiled it leaves empty:\nwrite_doc("index", '
+        'old="- stitch-tiles: assemble a grid of tiles\\n\\n## Unfiled\\n- lab/cells: mean GFP per cell", '
+        'new="- stitch-tiles: assemble a grid of tiles\\n- lab/cells: mean GFP per cell")'
+    )
+    assert "## Unfiled" in tiers.local_text("index")  # §2: the store itself moved nothing
+
+    moved = docs.write_doc("index", **agent_call(printed))
+    assert moved.outcome == "updated"
+    assert tiers.local_text("index") == (
+        "# Test docs\n\n## References\n- data: how arrays are laid out\n\n## Procedures\n"
+        "- flatfield: correct uneven illumination\n- stitch-tiles: assemble a grid of tiles\n"
+        "- lab/cells: mean GFP per cell\n\nignored: old-method\n"
+    )
+
+
+def test_a_second_unfiled_entry_moves_alone_and_unfiled_stays(tiers, docs):
+    docs.index()
+    docs.write_doc("lab/a", body="# A\n\nFirst.\n")
+    second = docs.write_doc("lab/b", body="# B\n\nSecond.\n")
+    assert second.move is not None
+    assert not second.move.removes_unfiled
+    assert "which also removes" not in text(second)
+    docs.write_doc("index", **agent_call(text(second)))
+    index = tiers.local_text("index")
+    assert "- stitch-tiles: assemble a grid of tiles\n- lab/b: Second.\n" in index
+    assert "## Unfiled\n- lab/a: First.\n" in index
+
+
+def test_the_heading_with_most_entries_wins_and_a_tie_goes_to_the_later_one(tiers, docs):
+    tiers.put_local("index", "# D\n\n## Refs\n- a: a\n- b: b\n- c: c\n\n## Procs\n- d: d\n")
+    assert docs.write_doc("lab/x", body="# X\n\nx.\n").move.heading == "## Refs"
+    tiers.put_local("index", "# D\n\n## Refs\n- a: a\n\n## Procs\n- d: d\n")
+    assert docs.write_doc("lab/y", body="# Y\n\ny.\n").move.heading == "## Procs"
+
+
+def test_no_edit_is_proposed_without_a_heading_that_holds_entries(tiers, docs):
+    tiers.put_local("index", "# Docs\n\nNothing filed yet.\n")
+    created = docs.write_doc("lab/x", body="# X\n\nx.\n")
+    assert created.filed_under == "## Unfiled"
+    assert created.move is None
+    assert text(created).endswith("+- lab/x: x.")  # the diff ends the result
+
+
+def test_no_edit_is_proposed_for_a_doc_the_index_already_lists(tiers, docs):
+    docs.index()
+    tiers.put_local("index", tiers.local_text("index") + "- lab/planned: to write\n")
+    assert docs.write_doc("lab/planned", body="# P\n\np.\n").move is None
+
+
+def test_the_shipped_seed_index_files_a_new_procedure_under_procedures(tmp_path):
+    shipped = tmp_path / "shipped"
+    shutil.copytree(ROOT / "seed", shipped)
+    docs = Docs(Store(shipped, tmp_path / "local", "1.0"))
+    docs.index()
+    created = docs.write_doc("lab/per-cell", body="---\ndescription: mean intensity per cell\n---\n# P\n")
+    assert created.move.heading == "## Procedures"
+    docs.write_doc("index", **agent_call(text(created)))
+    index = (tmp_path / "local" / "index.md").read_text()
+    assert "- batch-process: run one pipeline over every file/folder/well; log failures\n" in index
+    assert "log failures\n- lab/per-cell: mean intensity per cell\n\nignored:" in index
+    assert "## Unfiled" not in index
+
+
+# -- any index shape: the proposed edit lands and moves exactly the one line -----------------------
+
+sections = st.lists(
+    st.tuples(
+        st.sampled_from(["## Refs", "## Procs", "### Sub", "## Notes", "## Unfiled"]),
+        st.lists(st.sampled_from(["- a: x", "- b: y", "prose line", "", "- c: z"]), max_size=4),
+    ),
+    max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(sections, st.booleans())
+def test_the_proposed_edit_lands_on_any_index_and_moves_only_the_new_line(layout, ignored):
+    lines = ["# Index", ""]
+    for heading, body in layout:
+        lines += [heading, *body, ""]
+    if ignored:
+        lines.append("ignored: gone")
+    before = parse_index("\n".join(lines) + "\n")
+    filed = file_entry(before, "lab/new", "the new doc")
+    move = filing_move(filed, "lab/new")
+    headings = {e.heading for e in before.entries if e.heading and e.heading != "## Unfiled"}
+    if not headings:
+        assert move is None
+        return
+    assert move is not None
+    assert filed.count(move.old) == 1
+    after = filed.replace(move.old, move.new, 1)
+    parsed = parse_index(after)
+    (entry,) = [e for e in parsed.entries if e.doc_id == "lab/new"]
+    assert entry.heading == move.heading
+    new_line = "- lab/new: the new doc"
+    dropped = {new_line, "## Unfiled", ""} if move.removes_unfiled else {new_line}
+    kept_after = [line for line in after.split("\n") if line not in dropped]
+    assert kept_after == [line for line in filed.split("\n") if line not in dropped]
+    if move.removes_unfiled:  # exactly one ## Unfiled heading went, the one it was under
+        assert after.count("## Unfiled") == filed.count("## Unfiled") - 1
+    assert after.split("\n").count("- lab/new: the new doc") == 1
+    assert move.old.split("\n")[0].strip()
+    assert move.new.split("\n")[-1].strip()  # a notebook cell keeps it whole

@@ -1,0 +1,203 @@
+"""§7 search_docs: literal or RE2, over what the index offers; grep-shaped, capped, never a hang."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from biopb_kernel_docs.core import search as search_module
+from biopb_kernel_docs.core.errors import InvalidArguments
+from biopb_kernel_docs.core.search import LINES_IN_ALL, LINES_PER_DOC, MAX_QUERY_LENGTH, search_docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.text.render import text
+
+INDEX = """\
+# Test docs
+
+## References
+- data: how arrays are laid out
+
+## Procedures
+- flatfield: correct uneven illumination
+- lab/: the lab's own notes
+- _promoted: a banked doc the index names
+
+ignored: old-method, lab/retired
+"""
+FLATFIELD = """\
+# Flatfield
+
+Intro mentions ValueError once.
+
+## Steps
+
+### Confirm input
+raise ValueError("no dark frame")
+
+## Failure modes
+A valueerror in lower case.
+"""
+
+
+@pytest.fixture
+def store(tiers) -> Store:
+    tiers.ship("flatfield", FLATFIELD)
+    tiers.ship("old-method", "# Old\n\nValueError in an ignored doc.\n")
+    tiers.ship("_banked", "# Banked\n\nValueError in a banked doc.\n")
+    tiers.ship("_promoted", "# Promoted\n\nValueError in a promoted doc.\n")
+    tiers.ship("lab/notes", "# Notes\n\nValueError under a listed collection.\n")
+    tiers.ship("lab/retired", "# Retired\n\nValueError under the collection, but ignored.\n")
+    tiers.ship("lab/_draft", "# Draft\n\nValueError under the collection, but banked.\n")
+    tiers.ship("unlisted", "# Unlisted\n\nValueError in an unlisted doc.\n")
+    tiers.put_local("index", INDEX)
+    tiers.put_local("data", "# My data\n\nA local ValueError that shadows the shipped data.\n")
+    return tiers.store()
+
+
+def ids(result) -> list[str]:
+    return list(dict.fromkeys(group.id for group in result.groups))
+
+
+def test_scope_is_listed_docs_collections_and_the_index_never_banked_ignored_or_unlisted(store):
+    result = search_docs(store, "ValueError")
+    assert ids(result) == ["data", "flatfield", "lab/notes", "_promoted"]
+    assert result.docs_searched == 5  # the index, data, flatfield, lab/notes, _promoted
+    assert search_docs(store, "laid out").groups[0].id == "index"
+    data = next(g for g in result.groups if g.id == "data")
+    assert data.lines[0].text == "A local ValueError that shadows the shipped data."  # the local copy
+
+
+def test_literal_is_case_insensitive_unless_the_query_has_an_upper_case_letter(store):
+    lower = search_docs(store, "valueerror")
+    upper = search_docs(store, "ValueError")
+    assert not lower.case_sensitive
+    assert upper.case_sensitive
+    flat_lower = [line.line for g in lower.groups if g.id == "flatfield" for line in g.lines]
+    flat_upper = [line.line for g in upper.groups if g.id == "flatfield" for line in g.lines]
+    assert flat_lower == [3, 8, 11]
+    assert flat_upper == [3, 8]
+
+
+def test_lines_group_by_doc_and_section_with_the_call_that_reads_it(store):
+    result = search_docs(store, "valueerror")
+    groups = [
+        (g.path, g.anchor, [line.line for line in g.lines]) for g in result.groups if g.id == "flatfield"
+    ]
+    assert groups == [
+        ((), None, [3]),  # under the title: the doc itself
+        (("Flatfield", "Steps", "Confirm input"), "Confirm input", [8]),
+        (("Flatfield", "Failure modes"), "Failure modes", [11]),
+    ]
+    shown = text(result)
+    assert 'flatfield (§ Steps › Confirm input) — read_doc("flatfield#Confirm input")\n  L8: ' in shown
+    assert 'flatfield — read_doc("flatfield")\n  L3: Intro mentions ValueError once.' in shown
+    group = next(g for g in result.groups if g.anchor == "Confirm input")
+    assert group.section_line == 7
+    assert group.lines[0].spans == ((6, 16),)
+
+
+def test_regex_takes_an_re2_pattern_and_smart_case_ignores_escapes(store):
+    result = search_docs(store, r"raise \w+error", regex=True)
+    assert not result.case_sensitive  # '\w' is an escape, not an upper-case letter
+    assert [(g.id, g.lines[0].line) for g in result.groups] == [("flatfield", 8)]
+    assert search_docs(store, r"^A \w+ ValueError", regex=True).groups[0].id == "data"
+
+
+def test_a_match_never_spans_lines(store):
+    assert search_docs(store, r"once\.\s+##", regex=True).matching_lines == 0
+
+
+def test_zero_matches_says_zero_and_how_many_docs_were_searched(store):
+    result = search_docs(store, "no such words anywhere")
+    assert (result.matching_lines, result.docs_searched) == (0, 5)
+    assert text(result).startswith("No line matches 'no such words anywhere' (literal, case-insensitive): 0 ")
+    assert "5 docs searched" in text(result)
+
+
+def test_at_most_8_lines_a_doc_and_40_in_all_then_how_many_more(tiers):
+    lines = "".join(f"needle {n}\n" for n in range(12))
+    index = "# I\n\n## P\n" + "".join(f"- doc-{n}: doc {n}\n" for n in range(6))
+    tiers.put_local("index", index)
+    for n in range(6):
+        tiers.ship(f"doc-{n}", f"# Doc {n}\n\n{lines}")
+    result = search_docs(tiers.store(), "needle")
+    assert (LINES_PER_DOC, LINES_IN_ALL) == (8, 40)
+    shown = [len(g.lines) for g in result.groups]
+    assert shown == [8, 8, 8, 8, 8]  # the fifth doc fills the 40; the sixth shows none
+    assert (result.matching_lines, result.matching_docs) == (72, 6)
+    assert (result.more_lines, result.more_docs) == (32, 6)
+    assert "32 more matches in 6 docs: narrow the query" in text(result)
+
+
+def test_a_file_that_is_not_utf8_is_skipped_and_counted(tiers, store):
+    tiers.put_local("flatfield", b"# Flatfield\n\nValueError \xff\xfe\n")
+    result = search_docs(store, "ValueError")
+    assert result.skipped == (("flatfield", "not UTF-8"),)
+    assert "1 files could not be searched: flatfield (not UTF-8)." in text(result)
+    assert "data" in ids(result)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_where_a_doc_should_be_is_skipped_never_waited_on(tiers, store):
+    os.mkfifo(tiers.local / "flatfield.md")
+    result = search_docs(store, "ValueError")
+    assert result.skipped == (("flatfield", "not a regular file"),)
+
+
+@pytest.mark.parametrize(
+    ("query", "regex", "says"),
+    [
+        ("", False, "is empty"),
+        ("   \t ", False, "is empty"),
+        ("x" * (MAX_QUERY_LENGTH + 1), False, "the limit is 1,000"),
+        ("a\x00b", False, "NUL"),
+        ("two\nlines", False, "spans lines"),
+        ("(unclosed", True, "not a pattern RE2 accepts"),
+        (r"(a)\1", True, "no backreferences"),
+        ("x*", True, "matches an empty string"),
+        (3, False, "must be a string"),
+        ("x", "yes", "true or false"),
+    ],
+)
+def test_bad_input_is_refused_clearly(store, query, regex, says):
+    with pytest.raises(InvalidArguments, match=says):
+        search_docs(store, query, regex)
+
+
+def test_a_catastrophic_pattern_returns_promptly(tiers, store):
+    tiers.put_local("data", "# Data\n\n" + "a" * 50_000 + "!\n")
+    started = time.monotonic()
+    result = search_docs(store, r"^(a+)+$", regex=True)  # exponential for a backtracking engine
+    assert time.monotonic() - started < 2  # linear in RE2: milliseconds
+    assert result.matching_lines == 0
+
+
+def test_repeated_searches_do_not_read_unchanged_files_again(tiers, store, monkeypatch):
+    search_docs(store, "ValueError")
+    reads: list[str] = []
+    original = Store.read
+
+    def counting(self, tier, doc_id):
+        reads.append(doc_id)
+        return original(self, tier, doc_id)
+
+    monkeypatch.setattr(Store, "read", counting)
+    search_docs(store, "valueerror")
+    assert reads == ["index"]  # only the index, read fresh as every index reading is
+    time.sleep(0.01)
+    tiers.put_local("data", "# Data\n\nA changed line with ValueError.\n")
+    result = search_docs(store, "ValueError")
+    assert reads == ["index", "index", "data"]
+    assert next(g for g in result.groups if g.id == "data").lines[0].text == "A changed line with ValueError."
+
+
+def test_a_long_line_is_cut_around_its_first_match(tiers, store):
+    tiers.put_local("data", "# Data\n\n" + "x " * 300 + "ValueError" + " y" * 300 + "\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert len(line.text) <= search_module.LINE_WIDTH + 2
+    assert line.text.startswith("…")
+    assert line.text.endswith("…")
+    start, end = line.spans[0]
+    assert line.text[start:end] == "ValueError"

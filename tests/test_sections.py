@@ -1,0 +1,223 @@
+"""§7 section reads: outlines, sections by heading, path and position, and the refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from biopb_kernel_docs.core.errors import DocNotFound, InvalidDocId, SectionNotFound
+from biopb_kernel_docs.core.frontmatter import links_of
+from biopb_kernel_docs.core.ids import parse_request
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.sections import heading_key
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import DocView, OutlineView, SectionView
+from biopb_kernel_docs.text.render import text
+
+SEED = Path(__file__).resolve().parents[1] / "seed"
+PROCEDURE = """\
+---
+description: a procedure with sections
+---
+# Nuclei
+
+Intro line.
+
+## Steps
+
+### Confirm input
+Show the shape.
+
+### Segment
+Threshold it.
+
+```python
+# Not a heading: inside code
+x = 1
+```
+
+## Example
+First example.
+
+## Example
+Second example.
+
+## Checkpoints:
+The **gate**.
+"""
+
+
+@pytest.fixture
+def procedure(tiers) -> Docs:
+    tiers.ship("nuclei", PROCEDURE)
+    return tiers.docs()
+
+
+def test_the_outline_lists_every_heading_outside_code_with_its_lines_and_anchor(procedure):
+    outline = procedure.read_doc("nuclei#")
+    assert isinstance(outline, OutlineView)
+    assert [(e.level, e.title, e.anchor, e.line, e.end) for e in outline.entries] == [
+        (1, "Nuclei", "Nuclei", 4, 28),
+        (2, "Steps", "Steps", 8, 20),
+        (3, "Confirm input", "Confirm input", 10, 12),
+        (3, "Segment", "Segment", 13, 20),
+        (2, "Example", "Example[1]", 21, 23),
+        (2, "Example", "Example[2]", 24, 26),
+        (2, "Checkpoints:", "Checkpoints:", 27, 28),
+    ]
+    assert outline.entries[3].path == ("Nuclei", "Steps", "Segment")
+    assert outline.lines == 28
+    shown = text(outline)
+    assert shown.startswith("[nuclei# · outline · shipped")
+    assert '  - Segment (8 lines, 13–20): read_doc("nuclei#Segment")' in shown
+    assert '"nuclei#Example[2]"' in shown
+
+
+def test_every_anchor_of_every_seed_doc_reads_exactly_its_section(tmp_path):
+    docs = Docs(Store(SEED, tmp_path / "local", "1"))
+    checked = 0
+    for path in SEED.glob("*.md"):
+        if path.stem == "index":
+            continue
+        outline = docs.read_doc(f"{path.stem}#")
+        for position, entry in enumerate(outline.entries, start=1):
+            section = docs.read_doc(f"{path.stem}#{entry.anchor}")
+            assert (section.position, section.section) == (position, entry)
+            checked += 1
+    assert checked > 100
+
+
+def test_a_section_runs_from_its_heading_to_the_next_heading_of_its_level_or_higher(procedure):
+    section = procedure.read_doc("nuclei#Steps")
+    assert isinstance(section, SectionView)
+    assert section.text.startswith("## Steps\n\n### Confirm input\n")
+    assert section.text.endswith("x = 1\n```\n\n")  # sub-sections and code included, not ## Example
+    assert (section.position, section.of) == (2, 7)
+    shown = text(section)
+    assert shown.split("\n")[0] == (
+        f"[nuclei#Steps · shipped · updated {section.updated} · § 2 of 7: Nuclei › Steps · lines 8–20 "
+        'of 28 · outline: read_doc("nuclei#")]'
+    )
+
+
+@pytest.mark.parametrize(
+    ("selector", "title", "line"),
+    [
+        ("checkpoints", "Checkpoints:", 27),  # case and trailing punctuation ignored
+        ("  CHECKPOINTS!  ", "Checkpoints:", 27),
+        ("Steps/Confirm input", "Confirm input", 10),  # a heading path
+        ("nuclei/segment", "Segment", 13),  # names in the path may be skipped
+        ("Example[2]", "Example", 24),  # a position among repeated headings
+        ("*Segment*", "Segment", 13),  # emphasis ignored
+    ],
+)
+def test_sections_resolve_by_text_path_and_position(procedure, selector, title, line):
+    section = procedure.read_doc(f"nuclei#{selector}")
+    assert (section.section.title, section.section.line) == (title, line)
+
+
+def test_a_repeated_heading_reads_the_first_and_names_the_others(procedure):
+    section = procedure.read_doc("nuclei#Example")
+    assert section.text == "## Example\nFirst example.\n\n"
+    assert section.also == ("Example[2]",)
+    assert 'also matched: read_doc("nuclei#Example[2]")' in text(section)
+
+
+def test_an_unknown_section_is_refused_with_the_nearest_headings_and_the_outline_call(procedure):
+    with pytest.raises(SectionNotFound) as caught:
+        procedure.read_doc("nuclei#Checkpoint")
+    message = str(caught.value)
+    assert 'read_doc("nuclei#Checkpoints:")' in message
+    assert 'read_doc("nuclei#") lists all 7 sections' in message
+    assert isinstance(caught.value, DocNotFound)  # status 404 on every surface
+    with pytest.raises(SectionNotFound, match=r"has 2 sections named 'Example', so there is no \[3\]"):
+        procedure.read_doc("nuclei#Example[3]")
+
+
+def test_a_doc_without_headings_outlines_as_none_and_a_section_of_it_is_refused(tiers):
+    tiers.ship("plain", "Just prose, no headings.\n")
+    docs = tiers.docs()
+    assert docs.read_doc("plain#").entries == ()
+    assert "has no headings" in text(docs.read_doc("plain#"))
+    with pytest.raises(SectionNotFound, match=r"no headings"):
+        docs.read_doc("plain#Intro")
+
+
+def test_a_missing_doc_with_a_section_is_refused_as_missing(procedure):
+    with pytest.raises(DocNotFound, match="No doc 'nucleii'"):
+        procedure.read_doc("nucleii#Steps")
+
+
+def test_the_whole_doc_header_names_how_to_read_one_section(procedure):
+    view = procedure.read_doc("nuclei")
+    assert isinstance(view, DocView)
+    assert view.sections == 7
+    assert (
+        text(view)
+        .split("\n")[0]
+        .endswith('7 sections: read_doc("nuclei#<heading>") reads one, read_doc("nuclei#") lists them]')
+    )
+
+
+def test_a_section_cannot_take_a_view_nor_name_the_index_or_a_collection(procedure):
+    for requested in ("nuclei@diff#Steps", "index#References", "lab/#x"):
+        with pytest.raises(InvalidDocId):
+            procedure.read_doc(requested)
+
+
+def test_a_section_with_a_line_break_or_nul_or_too_long_is_refused(procedure):
+    for requested in ("nuclei#Steps\nmore", "nuclei#St\x00eps", "nuclei#" + "x" * 301):
+        with pytest.raises(InvalidDocId, match=r'read_doc\("nuclei#"\)'):
+            procedure.read_doc(requested)
+
+
+def test_write_doc_refuses_a_section_id_and_says_to_replace_the_text_instead(procedure):
+    with pytest.raises(InvalidDocId) as caught:
+        procedure.write_doc("nuclei#Steps", body="# New\n")
+    message = str(caught.value)
+    assert "'#' names a section" in message
+    assert 'write_doc("nuclei", old=..., new=...)' in message
+
+
+def test_the_parser_splits_id_view_and_section():
+    assert parse_request("flatfield") == parse_request("flatfield")
+    request = parse_request("my-lab/x#Steps/Confirm input")
+    assert (request.doc_id, request.view, request.section) == ("my-lab/x", None, "Steps/Confirm input")
+    assert parse_request("flatfield#").section == ""
+    assert parse_request("flatfield@diff").view == "diff"
+    with pytest.raises(InvalidDocId, match="@diff"):
+        parse_request("flatfield@nope")
+
+
+def test_heading_keys_ignore_case_emphasis_spacing_and_end_punctuation():
+    assert heading_key("  **Confirm   input:**  ") == "confirm input"
+    assert heading_key("`viewer.tensor()`") == "viewer.tensor"
+    assert heading_key("3. Run it") == "3. run it"
+
+
+def test_a_section_read_is_a_reading_that_guards_a_later_body_write(tiers, procedure):
+    procedure.read_doc("nuclei#Steps")
+    tiers.put_local("nuclei", PROCEDURE.replace("First example.", "Edited elsewhere."))
+    from biopb_kernel_docs.core.errors import StaleWrite
+
+    with pytest.raises(StaleWrite):
+        procedure.write_doc("nuclei", body="# Nuclei\n\nMine.\n")
+
+
+def test_links_may_name_a_section_and_code_links_are_not_links():
+    body = "See [[flatfield#Steps/Confirm input]] and [[data]].\n\n```\n[[kernel#x]]\n```\n"
+    assert links_of(body) == ("flatfield#Steps/Confirm input", "data")
+
+
+def test_a_changed_file_is_read_fresh_whatever_its_mtime(tiers, procedure):
+    import os
+
+    path = tiers.ship("fresh", "# A\n\n## One\nold\n")
+    before = procedure.read_doc("fresh#One")
+    stat = os.stat(path)
+    path.write_text("# A\n\n## One\nnew\n", encoding="utf-8")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # same size, same mtime
+    after = procedure.read_doc("fresh#One")
+    assert (before.text, after.text) == ("## One\nold\n", "## One\nnew\n")
+    assert before.sha256 != after.sha256

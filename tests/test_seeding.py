@@ -1,0 +1,18 @@
+"""The local index's first copy, and the copy seeded again after index.md was lost (§2)."""
+
+from __future__ import annotations
+
+from biopb_kernel_docs.core.index import ENTRY_CAP, parse_index
+
+
+def test_a_reseeded_index_files_local_docs_back_up_to_exactly_the_cap(tiers):
+    tiers.docs().index()  # the first seeding records the manifest: a later loss is a loss
+    for n in range(200):
+        tiers.put_local(f"lab/n{n:03d}", f"# Note {n}\n\nThe lab's note number {n}.\n")
+    (tiers.local / "index.md").unlink()
+    view = tiers.docs().index()
+    assert ENTRY_CAP == 200
+    assert len(parse_index(view.text).entries) == 200  # the seed's 3 entries and 197 filed back
+    assert "- lab/n196: The lab's note number 196." in view.text
+    assert "lab/n197" not in view.text
+    assert "3 more could not be filed within the 200-entry cap; read them by id." in view.text
