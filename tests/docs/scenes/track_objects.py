@@ -258,7 +258,15 @@ def _blank_frame() -> dict[str, object]:
     return inputs
 
 
+@_cached
+def _nanometres() -> dict[str, object]:
+    inputs = dict(scene())
+    inputs["pixel_size_um"] = 1000.0  # the metadata's nm read as µm
+    return inputs
+
+
 REFUSALS = {
+    "pixel size in nm": (_nanometres, r"outside 0.02-20 µm.*nm"),
     "nuclei vanish for 4-6 frames (fragmented tracks)": (_long_dropouts, r"fragmented"),
     "nuclei move over half their spacing per frame": (_too_fast, r"links are ambiguous"),
     "a blank frame": (_blank_frame, r"Frames \[6\] hold"),
