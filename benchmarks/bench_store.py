@@ -9,9 +9,11 @@ with plain ``os`` calls on strings, and nothing of ours: no lock, no pathlib, no
 parsing. Operation and floor are sampled alternately so both see the same machine and disk load.
 Targets: render <= 2x, read <= 2x, write old/new <= 1.3x, create <= 1.5x (of two floor writes);
 render flat from 10 to 10,000 unindexed local files; a section read (§7) within 1.2x of a whole
-read of the same doc, both measured here. Every read still reads the file's bytes (§1); what is
-derived from them is kept only for identical bytes. Prints markdown; commit it as
-benchmarks/RESULTS-store.md.
+read of the same doc, both measured here; the history adds at most 20% to a write (the same write
+on a copy of the store that keeps no history, sampled alternately, each doc's history already at
+its bound of 100 versions, so every write also drops the oldest). Every read still reads the
+file's bytes (§1); what is derived from them is kept only for identical bytes. Prints markdown;
+commit it as benchmarks/RESULTS-store.md.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from biopb_kernel_docs.core.history import HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.text.render import index_text
@@ -80,7 +83,7 @@ def build(root: Path, unindexed: int = 10) -> tuple[Path, Path, list[str]]:
     for n in range(unindexed):
         (junk / f"stray-{n:05d}.md").write_text("# stray\n")
     # The last version saw older text of 5 shadowed docs and none of the new ones.
-    Docs(Store(shipped, local, "1.0")).index()
+    Docs(Store(shipped, local, "1.0", None)).index()
     manifest = json.loads((local / ".shipped-manifest.json").read_text())
     for doc_id in new:
         del manifest["hashes"][doc_id]
@@ -88,7 +91,7 @@ def build(root: Path, unindexed: int = 10) -> tuple[Path, Path, list[str]]:
         manifest["hashes"][doc_id] = "0" * 64
     manifest["version"] = "0.9"
     (local / ".shipped-manifest.json").write_text(json.dumps(manifest))
-    docs = Docs(Store(shipped, local, "1.0"))
+    docs = Docs(Store(shipped, local, "1.0", None))
     view = docs.index()  # the version bump: the manifest records what changed
     assert len(view.entries) == 200
     assert (len(view.new_shipped), len(view.stale)) == (NEW_SHIPPED, STALE)
@@ -112,15 +115,19 @@ def measure(operation: Callable[[], object], repeat: int) -> tuple[float, float]
     return _stats(samples)
 
 
-def measure_pair(operation: Callable[[], object], floor: Callable[[], object], repeat: int):
-    """An operation and its floor, sampled alternately."""
+def measure_pair(
+    operation: Callable[[], object], floor: Callable[[], object], repeat: int, *, swap: bool = False
+):
+    """An operation and its floor, sampled alternately; ``swap`` also alternates which of the two
+    goes first, so neither always pays for what the other left to the disk."""
     for _ in range(min(10, repeat)):
         operation()
         floor()
     op_samples: list[float] = []
     floor_samples: list[float] = []
-    for _ in range(repeat):
-        for function, samples in ((operation, op_samples), (floor, floor_samples)):
+    for n in range(repeat):
+        pair = ((operation, op_samples), (floor, floor_samples))
+        for function, samples in reversed(pair) if swap and n % 2 else pair:
             start = time.perf_counter_ns()
             function()
             samples.append((time.perf_counter_ns() - start) / 1000)
@@ -231,6 +238,71 @@ def op_create(docs: Docs, local: Path) -> Callable[[], None]:
         n = next(counter)
         docs.write_doc(f"lab/fresh-{n}", body=f"# Fresh {n}\n\nA new doc about {n}.\n")
         index_path.write_bytes(below_cap)
+
+    return run
+
+
+def history_pairs(root: Path, repeat: int) -> list[str]:
+    """The same writes with and without history, each on its own copy of the store at the cap."""
+    shipped, with_history, _ = build(root / "with-history")
+    _, without, _ = build(root / "without-history")
+    kept = Docs(Store(shipped, with_history, "1.0", HistoryLimits()))
+    bare = Docs(Store(root / "without-history" / "shipped", without, "1.0", None))
+    edits = (op_edit(kept, "note-007"), op_edit(bare, "note-007"))
+    for _ in range(HistoryLimits().max_versions + 1):  # the doc's history at its bound
+        edits[0]()
+        edits[1]()
+    shadow = "procedure-30"
+    bodies = []
+    for docs in (kept, bare):
+        text = docs.read_doc(shadow).text
+        flip = [0]
+
+        def body(docs=docs, text=text, flip=flip) -> None:
+            flip[0] += 1
+            docs.write_doc(shadow, body=text + f"A line of mine, number {flip[0]}.\n")
+
+        bodies.append(body)
+    for _ in range(HistoryLimits().max_versions + 1):
+        bodies[0]()
+        bodies[1]()
+    return [
+        row(
+            "write_doc old/new, with history against without",
+            measure_pair(*edits, repeat // 3, swap=True),
+            "<= 1.2x",
+        ),
+        row(
+            "write_doc body, with history against without",
+            measure_pair(*bodies, repeat // 3, swap=True),
+            "<= 1.2x",
+        ),
+        row(
+            "write_doc create (+ filing), with history against without",
+            measure_pair(
+                op_create_below_cap(kept), op_create_below_cap(bare), min(repeat // 3, CREATES), swap=True
+            ),
+            "<= 1.2x",
+        ),
+    ]
+
+
+CREATES = 150  # timed creates at most, so the index never reaches its cap of 200
+
+
+def op_create_below_cap(docs: Docs) -> Callable[[], None]:
+    """Create docs one after another (each filed), on an index first cut well below the cap
+    through the store (the index is not put back between creates: that would be an outside edit)."""
+    index = docs.read_doc("index").text
+    lines = index.split("\n")
+    entries = [n for n, line in enumerate(lines) if line.startswith("- ")]
+    cut = set(entries[: CREATES + 20])  # room for the warm-up and every timed create
+    docs.write_doc("index", body="\n".join(line for n, line in enumerate(lines) if n not in cut))
+    counter = iter(range(10**9))
+
+    def run() -> None:
+        n = next(counter)
+        docs.write_doc(f"lab/kept-{n}", body=f"# Kept {n}\n\nA new doc about {n}.\n")
 
     return run
 
@@ -353,6 +425,7 @@ def main() -> None:
                 "<= 1.5x",
             ),
         ]
+        history_rows = history_pairs(root, repeat)
         flat = []
         for unindexed in (10, 10_000):
             _, local_n, _ = build(root / f"unindexed-{unindexed}", unindexed)
@@ -368,6 +441,13 @@ def main() -> None:
     print("\n| operation | median | p95 | floor median | floor p95 | ratio (median) | target |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
+    print(
+        "\nThe history's cost: the same write with and without history, alternately, in the same run "
+        "(the 'floor' columns are the write without history):\n"
+    )
+    print("| operation | median | p95 | without history median | p95 | ratio (median) | target |")
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(history_rows))
     print("\n| render the index with unindexed local files | median | p95 |")
     print("|---|---|---|")
     for unindexed, (median, p95) in flat:

@@ -63,6 +63,12 @@ class Tiers:
     def local_text(self, doc_id: str) -> str:
         return (self.local / f"{doc_id}.md").read_text(encoding="utf-8")
 
+    def seed(self) -> None:
+        """Seed the local index as the first write does (a read creates nothing)."""
+        from biopb_kernel_docs.core.seeding import index_file
+
+        index_file(self.store())
+
 
 @pytest.fixture(autouse=True)
 def _hermetic_home(tmp_path_factory, monkeypatch):

@@ -173,7 +173,12 @@ async def test_model_agents_speak_both_wire_formats_through_the_real_server(tmp_
     assert path == "/v1/chat/completions"
     assert "authorization" not in {k.lower() for k in headers}
     assert first["messages"][0]["role"] == "system"
-    assert {t["function"]["name"] for t in first["tools"]} == {"read_doc", "search_docs", "write_doc"}
+    assert {t["function"]["name"] for t in first["tools"]} == {
+        "read_doc",
+        "restore_doc",
+        "search_docs",
+        "write_doc",
+    }
     assert second["messages"][-2]["content"].startswith("[flatfield · shipped")
     assert second["messages"][-2]["tool_call_id"] == "c1"
 

@@ -107,6 +107,7 @@ class InFlight:
 async def write_in_flight_when_the_kernel_dies(owned, module_tiers) -> InFlight:
     """A write the kernel cannot finish (this process holds the tier's lock); the kernel is killed
     once the write waits on that lock, then the lock is freed."""
+    module_tiers.seed()  # a read creates nothing: the local tier and its lock file exist first
     assert isinstance(await owned.call("index"), IndexView)  # a live kernel, its channel open
     pid = _pid(owned)
     outcome: list[object] = []

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 
 def _run(*args, stdin=None):
@@ -60,14 +62,20 @@ def test_write_old_new_from_files_then_read_the_diff_view(tiers, tmp_path):
 
 def test_traitlets_form_sets_the_same_traits(tiers):
     done = _run(
-        "index",
+        "ignore",
+        "segment-nuclei",
         f"--DocStore.shipped_dir={tiers.shipped}",
         f"--DocStore.docs_local_dir={tiers.local}",
         "--DocStore.shipped_version=2.0",
+        "--DocStore.history_max_versions=7",
     )
     assert done.returncode == 0, done.stderr
     assert (tiers.local / "index.md").is_file()
     assert '"version": "2.0"' in (tiers.local / ".shipped-manifest.json").read_text()
+    assert (
+        "at most 7 versions"
+        in _run("read", "index@history", *_tier_args(tiers), "--DocStore.history_max_versions=7").stdout
+    )
 
 
 def test_refusal_prints_the_store_message_on_stderr_and_exits_1(tiers):
@@ -144,8 +152,11 @@ def test_json_output_is_the_value_itself(tiers):
 def test_config_reports_the_directories_and_where_each_came_from(tiers):
     done = _run("config", *_tier_args(tiers))
     assert done.returncode == 0, done.stderr
-    assert f"docs_local_dir   {tiers.local}    (the command line)" in done.stdout
-    assert "shipped_version  0.1.0    (default)" in done.stdout
+    settings = {line.split()[0]: line.split(None, 1)[1] for line in done.stdout.splitlines()[1:-1]}
+    assert settings["docs_local_dir"] == f"{tiers.local}    (the command line)"
+    assert settings["shipped_version"] == "0.1.0    (default)"
+    assert settings["history_max_versions"] == "100    (default)"
+    assert settings["history_max_bytes"] == "2097152    (default)"
     assert "biopb_kernel_docs_config.json" in done.stdout
 
 
@@ -163,7 +174,19 @@ def test_version_and_every_verbs_help_with_an_example():
     version = _run("--version")
     assert version.returncode == 0
     assert version.stdout.strip() == "biopb-kernel-docs 0.1.0"
-    for verb in ("read", "write", "index", "file", "ignore", "config", "mcp"):
+    for verb in (
+        "read",
+        "write",
+        "index",
+        "file",
+        "ignore",
+        "config",
+        "mcp",
+        "restore",
+        "diff",
+        "retire",
+        "drop",
+    ):
         done = _run(verb, "--help")
         assert done.returncode == 0, verb
         assert f"examples:\n  biopb-kernel-docs {verb}" in done.stdout, verb
@@ -288,3 +311,72 @@ def test_old_text_copied_from_the_printed_index_lands_without_its_marker(tiers):
     absent = _run("write", "index", "--old=- data: gone (local copy)", "--new=x", *_tier_args(tiers))
     assert absent.returncode == 1
     assert "was not found in 'index'" in absent.stderr
+
+
+def test_history_restore_diff_retire_and_drop_from_the_command_line(tiers, tmp_path):
+    for word in ("one", "two"):
+        assert (
+            _run(
+                "write", "notes", "--body-file", "-", *_tier_args(tiers), stdin=f"# Notes\n\n{word}\n"
+            ).returncode
+            == 0
+        )
+    history = _run("read", "notes@history", *_tier_args(tiers))
+    assert history.returncode == 0, history.stderr
+    assert " · cli · +1 \u22121 lines · current" in history.stdout
+    assert "biopb-kernel-docs restore notes 1 writes its text back" in history.stdout
+    assert _run("read", "notes@v1", *_tier_args(tiers)).stdout.endswith("\n\n# Notes\n\none\n")
+    diff = _run("diff", "notes", "1", *_tier_args(tiers))
+    assert "-one\n+two" in diff.stdout
+    restored = _run("restore", "notes", "v1", *_tier_args(tiers))
+    assert restored.returncode == 0, restored.stderr
+    assert restored.stdout.startswith("Restored 'notes' to the text of v1")
+    assert tiers.local_text("notes") == "# Notes\n\none\n"
+    assert _run("retire", "notes", *_tier_args(tiers)).returncode == 0
+    assert "- notes:" not in tiers.local_text("index")
+    (tmp_path / "old.txt").write_text("Step one.")
+    (tmp_path / "new.txt").write_text("Step 1.")
+    edit = ["--old-file", str(tmp_path / "old.txt"), "--new-file", str(tmp_path / "new.txt")]
+    assert _run("write", "flatfield", *edit, *_tier_args(tiers)).returncode == 0
+    refused = _run("drop", "flatfield", *_tier_args(tiers))
+    assert refused.returncode == 1
+    assert "differs from the shipped text" in refused.stderr
+    assert "biopb-kernel-docs read flatfield@diff shows them" in refused.stderr
+    assert _run("restore", "flatfield", "1", *_tier_args(tiers)).returncode == 0  # v1: the shipped text
+    dropped = _run("drop", "flatfield", *_tier_args(tiers))
+    assert dropped.returncode == 0, dropped.stderr
+    assert not (tiers.local / "flatfield.md").exists()
+
+
+def test_a_symlink_out_of_the_tier_is_a_refusal_with_its_own_message_not_a_usage_error(tiers, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n")
+    tiers.local.mkdir(parents=True, exist_ok=True)
+    (tiers.local / "leak.md").symlink_to(outside / "secret.md")
+    for verb in (["read", "leak"], ["write", "leak", "--body-file", "-"]):
+        done = _run(*verb, *_tier_args(tiers), stdin="# Mine\n")
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith("Doc id 'leak' leads through a symlink to ")
+        assert "cannot be used until that link is removed or points inside" in done.stderr
+        assert "usage:" not in done.stderr
+        assert "An id is one or more names" not in done.stderr  # the id itself is fine
+    assert (outside / "secret.md").read_text() == "# Secret\n"
+
+
+def test_read_only_verbs_create_nothing(tiers):
+    home = Path(os.environ["HOME"])
+    before = sorted(home.rglob("*"))
+    for verb in (
+        ["index"],
+        ["read", "flatfield"],
+        ["read", "index"],
+        ["read", "flatfield@history"],
+        ["read", "flatfield#"],
+        ["search", "step"],
+        ["config"],
+    ):
+        done = _run(*verb, *_tier_args(tiers))
+        assert done.returncode == 0, (verb, done.stderr)
+        assert not tiers.local.exists(), f"{verb[0]} created the local docs directory"
+    assert sorted(home.rglob("*")) == before

@@ -107,3 +107,11 @@ def test_the_store_never_invents_a_collection(tiers):
     index = docs.index()
     assert not any(e.collection for e in index.entries)
     assert "- lab/b: Two." in index.text
+
+
+def test_reading_a_collection_before_the_first_write_creates_nothing(tiers):
+    (tiers.shipped / "index.md").write_text(INDEX, encoding="utf-8")  # the shipped index lists design/
+    tiers.ship("design/store", "# Store\n\nThe store.\n")
+    view = tiers.docs().read_doc("design/")
+    assert [item.id for item in view.items] == ["design/store"]
+    assert not tiers.local.exists()  # a read creates nothing: the first write seeds the index

@@ -83,8 +83,41 @@ def test_the_shared_file_sets_the_local_dir_for_every_process(tmp_path):
     resolved = resolve({}, "the command line")
     assert resolved.local_dir == tmp_path / "lab"
     source = {s.name: s.source for s in resolved.view.settings}
-    assert source == {"docs_local_dir": str(path), "shipped_dir": "default", "shipped_version": "default"}
+    assert source == {
+        "docs_local_dir": str(path),
+        "shipped_dir": "default",
+        "shipped_version": "default",
+        "history_max_versions": "default",
+        "history_max_bytes": "default",
+    }
     assert resolved.view.config_files == (str(path),)
+
+
+def test_the_history_bounds_default_to_100_versions_and_2_mib():
+    resolved = resolve({}, "the command line")
+    assert (resolved.history.max_versions, resolved.history.max_bytes) == (100, 2 * 1024 * 1024)
+    assert _store().open_store().history_limits == resolved.history
+
+
+def test_the_history_bounds_come_from_the_shared_file_and_reach_the_store(tmp_path):
+    home = Path(os.environ["HOME"])
+    bounds = {"history_max_versions": 7, "history_max_bytes": 65536}
+    path = _shared_file(home, json.dumps({"DocStore": {"docs_local_dir": str(tmp_path), **bounds}}))
+    resolved = resolve({}, "the command line")
+    assert (resolved.history.max_versions, resolved.history.max_bytes) == (7, 65536)
+    assert {s.name: s.source for s in resolved.view.settings}["history_max_versions"] == str(path)
+    store = _store(history_max_versions=3).open_store()
+    assert (store.history_limits.max_versions, store.history_limits.max_bytes) == (3, 65536)
+
+
+def test_zero_versions_turns_the_history_off(tmp_path):
+    store = _store(docs_local_dir=str(tmp_path), history_max_versions=0).open_store()
+    assert store.history is None
+
+
+def test_a_bound_that_is_not_a_whole_number_names_the_setting_and_where_it_came_from():
+    with pytest.raises(StoreUnavailable, match=r"history_max_bytes must be a whole number.*the command line"):
+        resolve({"history_max_bytes": "2MB"}, "the command line")
 
 
 def test_a_python_shared_file_is_read_through_traitlets(tmp_path):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -11,6 +14,9 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
 
 from .kernels import kernel_env
 
@@ -40,7 +46,46 @@ def test_dev_start_passes_verbs_to_the_command_line(tmp_path):
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
-    assert f"docs_local_dir   {tmp_path / 'docs'}    (the command line)" in done.stdout
+    assert re.search(
+        rf"^docs_local_dir +{re.escape(str(tmp_path / 'docs'))}    \(the command line\)$", done.stdout, re.M
+    )
+
+
+# tests/test_handlers.py loads pytest-jupyter for the whole session; two of its autouse fixtures
+# would close the event loop Playwright's sync API keeps running. This module starts no
+# pytest-jupyter server, so both stand down here (as in test_panel_browser).
+@pytest.fixture(autouse=True)
+def jp_asyncio_loop():
+    return None
+
+
+@pytest.fixture(autouse=True)
+def jp_server_cleanup():
+    return None
+
+
+def _check_first_layout(url: str) -> None:
+    """In Debian's chromium: the getting-started notebook is the open document and the Kernel Docs
+    panel is shown in the left sidebar, with no click. A screenshot goes to test-artifacts/."""
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=shutil.which("chromium") or "/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu"],
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(url)
+            notebook_tab = page.locator("li.lm-TabBar-tab.lm-mod-current", has_text="getting-started.ipynb")
+            notebook_tab.wait_for(state="visible", timeout=120_000)
+            expect(page.locator(".jp-NotebookPanel:visible")).to_have_count(1)
+            page.locator(".jp-NotebookPanel .jp-MarkdownCell").first.wait_for(timeout=60_000)
+            expect(page.locator("#biopb-kernel-docs-panel")).to_be_visible()
+            panel_tab = page.locator('li.lm-TabBar-tab[data-id="biopb-kernel-docs-panel"]')
+            expect(panel_tab).to_have_class(re.compile("lm-mod-current"))
+            (ROOT / "test-artifacts").mkdir(exist_ok=True)
+            page.screenshot(path=str(ROOT / "test-artifacts" / "dev-start-first-layout.png"))
+        finally:
+            browser.close()
 
 
 def test_dev_start_opens_jupyterlab_with_its_flags_on_a_workspace_outside_the_tree(tmp_path):
@@ -72,9 +117,106 @@ def test_dev_start_opens_jupyterlab_with_its_flags_on_a_workspace_outside_the_tr
             assert reply.status == 200  # the server extension is there
         assert (tmp_path / "workspace" / "getting-started.ipynb").is_file()
         assert not (ROOT / "getting-started.ipynb").exists()
+        _check_first_layout(f"http://127.0.0.1:{port}/lab?token=test-token")
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        output = server.communicate(timeout=60)[0]
+        try:
+            output = server.communicate(timeout=90)[0]
+        except subprocess.TimeoutExpired:  # JupyterLab can hang in its shutdown on a loaded machine
+            output = ""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)  # never leave it running, whatever it did with TERM
+        output = output or server.communicate(timeout=30)[0]
     (line,) = [line for line in output.splitlines() if line.startswith("biopb docs: ")]
     assert line.startswith("biopb docs: local docs in ")
     assert "attach an agent with %docs_connect" in line
+
+
+# -- what a first start says (rough edge 6) -----------------------------------------------------------
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# A venv's python, as far as ./dev uses it: pip prints this machine's configuration warnings.
+if [ "$1" = -m ] && [ "$2" = pip ]; then
+  echo "WARNING: Location 'file:///opt/pypi/simple/tqdm/' is ignored: it is neither a file nor a dir." >&2
+  [ -n "${FAIL_PIP:-}" ] && { echo "ERROR: No matching distribution found for jupyterlab>=4.6" >&2; exit 1; }
+  echo "Successfully installed biopb-kernel-docs-0.1.0"
+  exit 0
+fi
+exec {real_python} "$@"
+"""
+FAKE_JLPM = """#!/usr/bin/env bash
+# jlpm as build.sh uses it: yarn's usual peer-dependency warnings, then success.
+echo "➤ YN0060: │ @jupyterlab/services is listed by your project with version 7.6.6, which doesn't satisfy"
+case "$1" in
+  install) mkdir -p node_modules ;;
+  build) out=../biopb_kernel_docs/labextension/static; mkdir -p $out && touch $out/style.js ;;
+esac
+"""
+FAKE_BUILDER = """#!/usr/bin/env bash
+echo "(Deprecated) 'jupyter labextension build' is deprecated, use 'jupyter-builder build'" >&2
+"""
+
+
+def _fake_venv(tmp_path: Path) -> Path:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    scripts = {
+        "python": FAKE_PYTHON.replace("{real_python}", sys.executable),
+        "jlpm": FAKE_JLPM,
+        "jupyter-builder": FAKE_BUILDER,
+        "biopb-kernel-docs": '#!/usr/bin/env bash\necho "biopb-kernel-docs $*"\n',
+    }
+    for name, text in scripts.items():
+        (venv / "bin" / name).write_text(text)
+        (venv / "bin" / name).chmod(0o755)
+    return venv
+
+
+def test_a_first_start_says_what_it_installs_and_shows_no_pip_or_yarn_warnings(tmp_path):
+    venv = _fake_venv(tmp_path)
+    env = {**_dev_env(tmp_path), "BIOPB_DOCS_VENV": str(venv)}
+    done = subprocess.run(
+        [str(ROOT / "dev"), "start", "config"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stderr.splitlines()
+    assert said[0] == f"./dev: updating pip in {venv}..."
+    assert (
+        f"./dev: installing biopb-kernel-docs with its lab extras into {venv} (pip; the first time" in said[2]
+    )
+    assert "./dev: linking the panel into" in done.stderr
+    assert done.stderr.count("./dev: done in ") == 3
+    assert "WARNING" not in done.stderr  # pip's configuration warnings stay in its log
+    assert "Deprecated" not in done.stderr
+    assert "is ignored" in (venv / "pip.log").read_text()
+    assert done.stdout == "biopb-kernel-docs config\n"
+
+
+def test_a_failing_install_shows_the_end_of_its_log(tmp_path):
+    venv = _fake_venv(tmp_path)
+    env = {**_dev_env(tmp_path), "BIOPB_DOCS_VENV": str(venv), "FAIL_PIP": "1"}
+    done = subprocess.run(
+        [str(ROOT / "dev"), "start", "config"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert f"./dev: that failed. The end of its log ({venv}/pip.log):" in done.stderr
+    assert "ERROR: No matching distribution found for jupyterlab>=4.6" in done.stderr
+
+
+def test_the_panel_build_says_what_it_does_and_keeps_yarn_warnings_in_its_log(tmp_path):
+    root = tmp_path / "checkout"
+    (root / "labextension").mkdir(parents=True)
+    for name in ("build.sh", "package.json", "yarn.lock", "tsconfig.json"):
+        shutil.copy2(ROOT / "labextension" / name, root / "labextension" / name)
+    for folder in ("src", "style"):
+        shutil.copytree(ROOT / "labextension" / folder, root / "labextension" / folder)
+    venv = _fake_venv(tmp_path)
+    env = {**_dev_env(tmp_path), "BIOPB_DOCS_VENV": str(venv)}
+    done = subprocess.run(
+        [str(root / "labextension" / "build.sh")], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[0].startswith("./dev: installing the panel's JavaScript packages (jlpm")
+    assert "./dev: building the Kernel Docs panel (jlpm build)..." in done.stderr
+    assert "YN0060" not in done.stderr + done.stdout
+    assert "YN0060" in (venv / "panel-build.log").read_text()

@@ -90,3 +90,54 @@ def test_an_unusable_local_dir_is_reported_with_where_to_move_it(tmp_path, tiers
     )
     assert _line(done, "local docs").startswith(f"FAIL local docs: {blocker / 'docs'} cannot be created")
     assert "fix: point DocStore.docs_local_dir at a writable directory" in done.stdout
+
+
+def _hide_jupyterlab(tmp_path: Path, version: str | None) -> dict[str, str]:
+    """An environment in which ``import jupyterlab`` fails as for an uninstalled package (or finds
+    an old one): a package of that name first on the path."""
+    shim = tmp_path / "shim" / "jupyterlab"
+    shim.mkdir(parents=True)
+    body = (
+        f"__version__ = {version!r}\n" if version else "raise ImportError(\"No module named 'jupyterlab'\")\n"
+    )
+    (shim / "__init__.py").write_text(body)
+    return {"PYTHONPATH": str(shim.parent)}
+
+
+def _doctor_with(home: Path, tiers, extra_env: dict[str, str]) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "biopb_kernel_docs", "doctor", "--no-kernel"]
+    command += ["--shipped-dir", str(tiers.shipped), "--docs-local-dir", str(tiers.local)]
+    env = {**kernel_env(home), **extra_env}
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_doctor_fails_without_jupyterlab_and_names_the_lab_extra(tmp_path, tiers):
+    done = _doctor_with(tmp_path, tiers, _hide_jupyterlab(tmp_path, None))
+    assert done.returncode == 1
+    assert _line(done, "jupyterlab").startswith("FAIL jupyterlab: JupyterLab is not installed in ")
+    assert 'fix: pip install "biopb-kernel-docs[lab]"' in done.stdout
+    assert "all checks passed" not in done.stdout
+
+
+def test_doctor_fails_on_a_jupyterlab_older_than_4_6(tmp_path, tiers):
+    done = _doctor_with(tmp_path, tiers, _hide_jupyterlab(tmp_path, "4.2.5"))
+    assert _line(done, "jupyterlab") == (
+        "FAIL jupyterlab: JupyterLab 4.2.5 is installed; the panel needs 4.6 or newer"
+    )
+    assert 'fix: pip install -U "biopb-kernel-docs[lab]"' in done.stdout
+
+
+def test_doctor_passes_jupyterlab_when_it_is_there(tmp_path, tiers):
+    assert _line(_doctor_with(tmp_path, tiers, {}), "jupyterlab").startswith("ok   jupyterlab: JupyterLab 4.")
+
+
+def test_doctor_creates_nothing_and_prints_no_kernel_warning_a_user_cannot_act_on(tmp_path, tiers):
+    home = tmp_path / "fresh-home"
+    home.mkdir()
+    done = _doctor(home, tiers)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _line(done, "kernel").startswith("ok   ")
+    assert list(home.rglob("*")) == []  # no profile, runtime dir, config dir or local docs
+    assert not tiers.local.exists()
+    assert "without encryption" not in done.stdout + done.stderr
+    assert done.stderr == ""

@@ -67,7 +67,7 @@ def test_a_heading_over_1_kib_is_refused_by_file_doc(tiers, docs):
 @pytest.fixture
 def marked(tiers, docs):
     """An index with one entry of each marker: data shadowed (local copy), ghost missing."""
-    docs.index()
+    tiers.seed()
     tiers.put_local("data", "# My data notes\n")
     tiers.put_local(
         "index", tiers.local_text("index").replace("## Procedures\n", "## Procedures\n- ghost: planned\n")

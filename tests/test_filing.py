@@ -84,7 +84,7 @@ def test_no_edit_is_proposed_without_a_heading_that_holds_entries(tiers, docs):
 
 
 def test_no_edit_is_proposed_for_a_doc_the_index_already_lists(tiers, docs):
-    docs.index()
+    tiers.seed()
     tiers.put_local("index", tiers.local_text("index") + "- lab/planned: to write\n")
     assert docs.write_doc("lab/planned", body="# P\n\np.\n").move is None
 

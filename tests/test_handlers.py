@@ -74,7 +74,7 @@ async def test_the_index_route_returns_the_index_view_and_what_a_2048_host_recei
     assert handshake["budget"] == 2048
     assert handshake["length"] <= 2048
     assert handshake["left_out"] == []
-    assert (server_tiers.local / "index.md").is_file()
+    assert not server_tiers.local.exists()  # a read creates nothing: the first write seeds the index
 
 
 async def test_doc_and_diff_routes_return_values_with_the_diff_text(jp_fetch, server_tiers):
@@ -127,7 +127,9 @@ async def test_a_stale_write_is_a_409_with_the_stores_message_and_changes_nothin
         (("docs", "mine"), "PUT", {}, 400, "InvalidArguments", "Nothing to write"),
         (("docs", "nope"), "GET", None, 404, "DocNotFound", "No doc 'nope'"),
         (("docs", "../escape"), "GET", None, 400, "InvalidDocId", "Invalid doc id"),
-        (("docs", "x@history"), "GET", None, 400, "InvalidDocId", "Unknown view"),
+        (("docs", "x@hist"), "GET", None, 400, "InvalidDocId", "Unknown view"),
+        (("docs", "x@history"), "GET", None, 404, "DocNotFound", "No doc 'x'"),
+        (("docs", "data@v1"), "GET", None, 404, "DocNotFound", "has no versions kept"),
         (
             ("docs", "long"),
             "PUT",
@@ -175,7 +177,7 @@ async def test_file_and_ignore_operations_clear_the_new_docs_tail(jp_fetch, serv
 
 
 async def test_review_shows_the_agents_change_and_reverts_one_hunk(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()
     index = server_tiers.local_text("index")
     server_tiers.put_local(
         "index",
@@ -353,6 +355,7 @@ async def _event_where(jp_serverapp, trigger, matches, within: float = 5.0) -> d
 
 
 async def test_edits_on_disk_are_pushed_as_events(jp_fetch, jp_serverapp, server_tiers):
+    server_tiers.seed()
     await _api(jp_fetch, "index")
     index = server_tiers.local_text("index")
     server_tiers.put_local("index", index + "- lab/planned: a doc the agent will write\n")
@@ -424,6 +427,7 @@ async def test_one_users_read_never_vouches_for_another_users_body_save(jp_fetch
 
 @pytest.mark.parametrize("jp_server_config", [{"ServerApp": {"authorizer_class": DenyWrites}}], indirect=True)
 async def test_writes_are_refused_by_an_authorizer_that_denies_them(jp_fetch, server_tiers):
+    server_tiers.seed()  # so the index below is the one a refused write would have changed
     assert (await _api(jp_fetch, "docs", "flatfield")).code == 200
     assert (await _api(jp_fetch, "index")).code == 200
     put = await _api(jp_fetch, "docs", "mine", method="PUT", body={"body": "# Mine\n"})
@@ -479,3 +483,102 @@ async def test_sections_outlines_collections_and_search_as_json_for_a_ui(jp_fetc
     assert refused.code == 400
     assert "not a pattern RE2 accepts" in (await _json(refused))["message"]
     assert (await _api(jp_fetch, "search", q="x", regex="maybe")).code == 400
+
+
+# -- history, restore, retire, drop ------------------------------------------------------------------
+
+
+async def test_history_routes_list_versions_with_attribution_read_one_diff_two_and_restore(
+    jp_fetch, server_tiers
+):
+    for word in ("one", "two", "three"):
+        written = await _api(jp_fetch, "docs", "notes", method="PUT", body={"body": f"# Notes\n\n{word}\n"})
+        assert written.code == 200, written.body
+    assert (await _json(written))["changes"][0]["version"] == 3
+    history = await _json(await _api(jp_fetch, "docs", "notes@history"))
+    assert history["type"] == "HistoryView"
+    assert [v["number"] for v in history["versions"]] == [3, 2, 1]
+    newest = history["versions"][0]
+    assert newest["author"]["surface"] == "panel"
+    assert newest["author"]["label"] == f"panel as {newest['author']['name']}"
+    assert newest["author"]["name"]  # the Jupyter user who saved it
+    assert (newest["added"], newest["removed"], newest["current"]) == (1, 1, True)
+    assert (history["max_versions"], history["max_bytes"]) == (100, 2 * 1024 * 1024)
+    assert history["bounds"] == "at most 100 versions and 2 MiB per doc are kept, the oldest dropped first"
+    one = await _json(await _api(jp_fetch, "docs", "notes@v1"))
+    assert (one["type"], one["text"], one["version"]["current"]) == ("VersionView", "# Notes\n\none\n", False)
+    diff = await _json(
+        await _api(
+            jp_fetch, "ops", "diff_versions", method="POST", body={"id": "notes", "older": 1, "newer": "v3"}
+        )
+    )
+    assert "-one\n+three" in diff["diff"]
+    restored = await _api(
+        jp_fetch,
+        "ops",
+        "restore_doc",
+        method="POST",
+        body={"id": "notes", "version": 1, "if_match": history["sha256"]},
+    )
+    assert restored.code == 200, restored.body
+    assert (await _json(restored))["restored"] == 1
+    assert server_tiers.local_text("notes") == "# Notes\n\none\n"
+    stale = await _api(
+        jp_fetch,
+        "ops",
+        "restore_doc",
+        method="POST",
+        body={"id": "notes", "version": 2, "if_match": history["sha256"]},
+    )
+    assert stale.code == 409
+    assert (await _json(stale))["kind"] == "StaleWrite"
+
+
+async def test_the_review_carries_who_changed_what_and_offers_retire_and_drop(jp_fetch, server_tiers):
+    await _api(jp_fetch, "docs", "lab/fresh", method="PUT", body={"body": "# Fresh\n\nnew\n"})
+    flat = await _json(await _api(jp_fetch, "docs", "flatfield"))
+    for text in (flat["text"] + "A note of mine.\n", flat["text"]):  # a copy, then back to the shipped text
+        saved = await _api(jp_fetch, "docs", "flatfield", method="PUT", body={"body": text})
+        assert saved.code == 200, saved.body
+    review = await _json(await _api(jp_fetch, "review"))
+    items = {item["id"]: item for item in review["items"]}
+    fresh = items["lab/fresh"]
+    assert fresh["actions"] == ["looks_good", "retire"]
+    assert fresh["changes"][0]["author"]["label"].startswith("panel as ")
+    assert fresh["hunks"][0]["versions"] == [1]
+    copy = items["flatfield"]
+    assert (copy["same_as_shipped"], copy["actions"]) == (True, ["drop"])
+    index = await _json(await _api(jp_fetch, "index"))
+    retired = await _api(
+        jp_fetch, "ops", "retire_doc", method="POST", body={"id": "lab/fresh", "if_match": index["sha256"]}
+    )
+    assert retired.code == 200, retired.body
+    assert "- lab/fresh:" not in server_tiers.local_text("index")
+    assert server_tiers.local_text("lab/fresh") == "# Fresh\n\nnew\n"
+    dropped = await _api(
+        jp_fetch,
+        "ops",
+        "drop_local_copy",
+        method="POST",
+        body={"id": "flatfield", "if_match": copy["sha256"]},
+    )
+    assert dropped.code == 200, dropped.body
+    assert not (server_tiers.local / "flatfield.md").exists()
+    history = await _json(await _api(jp_fetch, "docs", "flatfield@history"))
+    assert history["versions"][0]["local"] is False
+    assert history["versions"][0]["author"]["surface"] == "panel"
+
+
+def test_the_server_remembers_at_most_256_callers_the_least_recent_forgotten_first(tiers):
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.serverext import MAX_CALLERS, DocsService
+
+    assert MAX_CALLERS == 256
+    service = DocsService(DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped)), None)
+    first = service.docs_for("user-0")
+    for n in range(1, 300):  # a token-only client is a new anonymous user on every request
+        service.docs_for(f"user-{n}")
+        service.docs_for("user-0")  # the one in use stays remembered
+    assert len(service._callers) == MAX_CALLERS
+    assert service.docs_for("user-0") is first
+    assert "user-1" not in service._callers

@@ -66,8 +66,13 @@ def test_every_route_that_takes_a_body_is_listed():
         "file_doc",
         "ignore_doc",
         "handshake",
-    } | {"review", "mark_reviewed", "revert_hunk", "config"}
-    assert len(BODY_ROUTES) == 12
+    } | {"review", "mark_reviewed", "revert_hunk", "config"} | {
+        "restore_doc",
+        "diff_versions",
+        "retire_doc",
+        "drop_local_copy",
+    }
+    assert len(BODY_ROUTES) == 16
 
 
 # Cases loop inside one test where they share a server: each Jupyter Server costs most of a second.
@@ -105,6 +110,41 @@ async def test_a_budget_that_is_not_a_plain_whole_number_is_a_400(jp_fetch, serv
         assert len(message) < 300  # a 5,000-digit budget is not echoed back
 
 
+async def test_a_version_that_is_not_a_plain_version_number_is_a_400_naming_the_operation(
+    jp_fetch, server_tiers
+):
+    await _api(jp_fetch, "docs", "notes", method="PUT", body={"body": "# Notes\n\none\n"})
+    bad = ["²", "v١", "9" * 5000, "v" + "1" * 10, 0, "v0", -1, "-1", "+5", "1.5", 1.5, True, "", "v", "vv1"]
+    for (name, argument), version in itertools.product(
+        (("restore_doc", "version"), ("diff_versions", "older"), ("diff_versions", "newer")), bad
+    ):
+        body = {"id": "notes", "older": 1, argument: version}
+        if name == "restore_doc":
+            body = {"id": "notes", "version": version}
+        message = await _refused(
+            jp_fetch,
+            server_tiers,
+            ("ops", name),
+            "POST",
+            body,
+            400,
+            "InvalidArguments",
+            f"{name}'s {argument!r} must be a version number such as 12 (v12), from 1 to 999,999,999, not",
+        )
+        assert len(message) < 300  # a 5,000-digit version is not echoed back
+
+
+async def test_a_version_of_plain_digits_with_or_without_v_is_accepted(jp_fetch, server_tiers):
+    for text in ("one", "two"):
+        await _api(jp_fetch, "docs", "notes", method="PUT", body={"body": f"# Notes\n\n{text}\n"})
+    for older in (1, "1", "v1", "V1", "001", " v1 "):
+        response = await _api(
+            jp_fetch, "ops", "diff_versions", method="POST", body={"id": "notes", "older": older}
+        )
+        assert response.code == 200, (older, response.body)
+        assert "-one\n+two" in json.loads(response.body)["diff"]
+
+
 async def test_a_budget_of_plain_digits_is_accepted(jp_fetch):
     for budget in ("600", 600, "0", "000600"):
         response = await _api(jp_fetch, "ops", "handshake", method="POST", body={"budget": budget})
@@ -114,7 +154,7 @@ async def test_a_budget_of_plain_digits_is_accepted(jp_fetch):
 
 async def _one_hunk(jp_fetch, server_tiers):
     """The index with one hunk to review (the agent changed a hook); returns the review item."""
-    await _api(jp_fetch, "index")
+    server_tiers.seed()  # a read creates nothing
     index = server_tiers.local_text("index")
     server_tiers.put_local("index", index.replace("correct uneven illumination", "the agent's hook"))
     (item,) = json.loads((await _api(jp_fetch, "review")).body)["items"]
@@ -226,7 +266,7 @@ async def test_a_body_of_exactly_64_kib_is_stored(jp_fetch, server_tiers):
 
 
 async def test_a_create_whose_description_would_make_an_over_long_hook_writes_nothing(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()  # the first write seeds the index even when it is refused: seeded before it
     body = "---\ndescription: " + "word " * 300 + "\n---\n# Wordy\n\nA doc.\n"
     await _refused(
         jp_fetch,
@@ -243,7 +283,7 @@ async def test_a_create_whose_description_would_make_an_over_long_hook_writes_no
 
 
 async def test_an_index_edit_adding_an_over_long_hook_is_refused(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()
     body = {"old": "- data: how arrays are laid out", "new": "- data: " + "long " * 300}
     await _refused(
         jp_fetch, server_tiers, ("docs", "index"), "PUT", body, 413, "LimitExceeded", "the cap is 1 KiB"
@@ -251,7 +291,7 @@ async def test_an_index_edit_adding_an_over_long_hook_is_refused(jp_fetch, serve
 
 
 async def test_an_index_line_already_over_the_cap_does_not_block_other_edits(jp_fetch, server_tiers):
-    await _api(jp_fetch, "index")
+    server_tiers.seed()
     long_line = "- data: " + "long " * 300
     index = server_tiers.local_text("index").replace("- data: how arrays are laid out", long_line)
     server_tiers.put_local("index", index)

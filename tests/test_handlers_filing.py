@@ -35,7 +35,7 @@ async def _put(jp_fetch, doc_id, body):
 
 
 async def test_old_new_with_a_marked_line_lands_and_the_json_says_which_marker(jp_fetch, server_tiers):
-    await jp_fetch("biopb-kernel-docs", "api", "index")
+    server_tiers.seed()  # a read creates nothing
     server_tiers.put_local("index", server_tiers.local_text("index") + "- lab/soon: to write\n")
     code, result = await _put(
         jp_fetch, "index", {"old": "- lab/soon: to write (missing)", "new": "- lab/soon: next week (missing)"}

@@ -29,6 +29,13 @@ HOSTILE_IDS = [
     "flatfield@diff",
     "index@diff",
     "x@history",
+    "flatfield@history",
+    "index@history",
+    "flatfield@v1",
+    "index@v2",
+    "flatfield@v0",
+    "flatfield@v1234567890",
+    "flatfield@history#Steps",
     "lab/notes",
     "lab/notes/",
     "flatfield.md",
@@ -91,6 +98,11 @@ queries = st.one_of(
     st.text(max_size=30),
 )
 flags = st.one_of(st.booleans(), st.sampled_from(["true", "1", 1, 0]))
+versions = st.one_of(
+    st.integers(min_value=-1, max_value=4),
+    st.sampled_from(["1", "v1", "V2", "v", "v0", "0", "²", "v١", "v" + "9" * 5000, "1.5", " v1", "vv1"]),
+    st.integers(min_value=-(10**30), max_value=10**30),
+)
 BY_KIND = {
     "id": ids,
     "text": doc_texts,
@@ -99,6 +111,7 @@ BY_KIND = {
     "sha": shas,
     "query": queries,
     "flag": flags,
+    "version": versions,
 }
 wrong_types = st.one_of(
     st.none(),

@@ -10,6 +10,7 @@ from biopb_kernel_docs.core.ids import (
     is_banked,
     is_collection_id,
     split_view,
+    version_of,
 )
 
 
@@ -63,9 +64,18 @@ def test_split_view_separates_the_diff_suffix():
     assert split_view("my-lab/x") == ("my-lab/x", None)
 
 
-def test_unknown_view_names_the_only_view():
-    with pytest.raises(InvalidDocId, match="@diff"):
-        split_view("flatfield@history")
+def test_split_view_knows_the_history_views_and_reads_the_version_number():
+    assert split_view("flatfield@history") == ("flatfield", "history")
+    assert split_view("index@v12") == ("index", "v12")
+    assert version_of("v12") == 12
+    assert version_of("history") is None
+    assert version_of(None) is None
+
+
+@pytest.mark.parametrize("view", ["hist", "v0", "v", "v1x", "V2", "diffs"])
+def test_unknown_view_names_every_view(view):
+    with pytest.raises(InvalidDocId, match=r"Unknown view.*@diff.*@history.*@v12"):
+        split_view(f"flatfield@{view}")
 
 
 def test_any_underscore_segment_banks_an_id():

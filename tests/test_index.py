@@ -79,6 +79,7 @@ def test_section_entries_stop_at_the_next_heading_of_the_same_level():
 
 
 def test_render_keeps_the_file_verbatim_apart_from_markers_and_tails(tiers):
+    tiers.seed()
     rendered = _rendered(tiers)
     assert rendered.startswith(tiers.local_text("index").rstrip("\n"))
 

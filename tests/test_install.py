@@ -39,7 +39,8 @@ def test_python_m_build_makes_an_sdist_and_a_wheel_that_twine_accepts(dist):
     assert done.stdout.count("PASSED") == 2
 
 
-def test_a_fresh_environment_from_the_wheel_passes_every_doctor_check(dist, tmp_path):
+def test_a_fresh_environment_from_the_wheel_passes_every_doctor_check_but_jupyterlab(dist, tmp_path):
+    """Without the lab extra there is no JupyterLab: the doctor says so, and names the extra."""
     environment = tmp_path / "venv"
     venv.create(environment, with_pip=True)
     python = environment / "bin" / "python"
@@ -52,7 +53,10 @@ def test_a_fresh_environment_from_the_wheel_passes_every_doctor_check(dist, tmp_
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     for check in ("kernel config", "server extension", "panel", "local docs", "shipped seed", "kernel"):
         assert f"ok   {check}:" in done.stdout, done.stdout
+    assert f"FAIL jupyterlab: JupyterLab is not installed in {environment}" in done.stdout
+    assert 'fix: pip install "biopb-kernel-docs[lab]"' in done.stdout
+    assert "1 check failed" in done.stdout
     assert str(environment / "share/jupyter/labextensions/biopb-kernel-docs") in done.stdout

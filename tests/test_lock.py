@@ -27,7 +27,7 @@ def test_the_lock_wait_is_thirty_seconds():
 @pytest.mark.skipif(sys.platform == "win32", reason="the holder takes the lock with flock")
 def test_a_write_held_up_by_another_process_gives_up_with_its_message(tiers):
     docs = tiers.docs()
-    docs.index()
+    tiers.seed()  # the holder below takes the lock file of an existing local tier
     docs.store._lock.timeout = 0.5  # the production wait, 30 s, is pinned above
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(tiers.local / ".lock")],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from .kernels import Kernel, write_profile_config
@@ -145,6 +147,26 @@ def test_a_body_cell_over_a_doc_changed_since_the_user_read_it_is_refused(kernel
     assert "changed on disk since you last read it" in result.error["evalue"]
     assert "%read_doc lab/guarded shows the current text" in result.error["evalue"]
     assert module_tiers.local_text("lab/guarded") == "# Guarded\n\nan edit made elsewhere\n"
+
+
+def test_the_history_names_this_kernel_and_restore_diff_drop_are_magics(kernel, module_tiers):
+    for word in ("one", "two"):
+        assert kernel.run(f"%%write_doc lab/history\n# History\n\n{word}\n").error is None
+    kernel_id = Path(kernel.connection_file).name.removeprefix("kernel-").removesuffix(".json")
+    result = kernel.run("%read_doc lab/history@history")
+    (markdown,) = result.data("text/markdown")
+    assert "- v2 · " in markdown
+    assert f" · magic in kernel {kernel_id[:8]} · +1 \u22121 lines · current" in markdown
+    assert "%restore_doc lab/history 1 writes its text back" in markdown
+    (diff,) = kernel.run("%diff_versions lab/history 1 --newer 2").data("text/markdown")
+    assert "-one\n+two" in diff
+    assert kernel.run("%restore_doc lab/history v1").error is None
+    assert module_tiers.local_text("lab/history") == "# History\n\none\n"
+    shipped = (module_tiers.shipped / "stitch-tiles.md").read_text()
+    assert kernel.run(f"%%write_doc stitch-tiles\n{shipped}A note.\n").error is None
+    assert kernel.run(f"%%write_doc stitch-tiles\n{shipped}").error is None
+    assert kernel.run("%drop_local_copy stitch-tiles").error is None
+    assert not (module_tiers.local / "stitch-tiles.md").exists()
 
 
 def test_docs_config_reports_the_kernels_tiers_and_their_source(kernel, module_tiers):

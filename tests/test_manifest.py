@@ -15,6 +15,7 @@ def _manifest(tiers):
 
 
 def test_first_run_records_hashes_and_reports_nothing_changed(tiers):
+    tiers.local.mkdir()
     assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
     recorded = _manifest(tiers)
     assert recorded["version"] == "1.0"
@@ -23,6 +24,7 @@ def test_first_run_records_hashes_and_reports_nothing_changed(tiers):
 
 
 def test_same_version_reads_the_manifest_without_hashing(tiers, monkeypatch):
+    tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))
 
     def must_not_hash(store):
@@ -34,6 +36,7 @@ def test_same_version_reads_the_manifest_without_hashing(tiers, monkeypatch):
 
 
 def test_version_bump_records_changed_and_new_ids(tiers):
+    tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))
     tiers.ship("data", "# Data\n\nRevised.\n")
     tiers.ship("brand-new", "# New\n")
@@ -43,6 +46,7 @@ def test_version_bump_records_changed_and_new_ids(tiers):
 
 
 def test_the_flagged_set_clears_itself_at_the_next_bump(tiers):
+    tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))
     tiers.ship("data", "# Data\n\nRevised.\n")
     changed_shipped_ids(tiers.store("1.1"))
@@ -56,8 +60,13 @@ def test_damaged_manifest_is_rebuilt_as_on_a_first_run(tiers):
     assert _manifest(tiers)["version"] == "1.0"
 
 
+def test_a_first_read_with_no_local_tier_records_nothing(tiers):
+    assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
+    assert not tiers.local.exists()
+
+
 def test_manifest_is_never_a_doc(tiers, docs):
-    docs.index()
+    tiers.seed()
     assert (tiers.local / MANIFEST_NAME).is_file()
     assert tiers.store().local_ids() == []
     with pytest.raises(InvalidDocId):
@@ -65,6 +74,7 @@ def test_manifest_is_never_a_doc(tiers, docs):
 
 
 def test_two_processes_refreshing_after_an_upgrade_keep_the_changed_set(tiers, monkeypatch):
+    tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))
     tiers.ship("data", "# Data\n\nRevised in 1.1.\n")
     upgraded = tiers.store("1.1")
@@ -87,7 +97,7 @@ def test_an_unwritable_local_tier_still_gets_the_stale_tail(tiers):
     from biopb_kernel_docs.text.render import STALE_TAIL_TITLE, index_text
 
     docs = tiers.docs("1.0")
-    docs.index()
+    tiers.seed()  # records the manifest (a read creates nothing)
     docs.write_doc("data", body="# My data notes\n")  # a local copy shadowing a shipped doc
     tiers.ship("data", "# Data\n\nRevised in 1.1.\n")
     (tiers.local / ".lock").unlink()

@@ -46,9 +46,14 @@ def inspect(tiers, tmp_path):
     return run
 
 
-def test_inspector_lists_exactly_the_three_tools(inspect):
+def test_inspector_lists_exactly_the_four_tools(inspect):
     listed = inspect("--method", "tools/list")
-    assert sorted(tool["name"] for tool in listed["tools"]) == ["read_doc", "search_docs", "write_doc"]
+    assert sorted(tool["name"] for tool in listed["tools"]) == [
+        "read_doc",
+        "restore_doc",
+        "search_docs",
+        "write_doc",
+    ]
 
 
 def test_inspector_calls_read_doc_and_reads_the_index_resource(inspect):

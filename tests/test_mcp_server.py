@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -82,7 +83,7 @@ async def test_handshake_era_instructions_carry_the_header_and_the_rendered_inde
         assert "- segment-nuclei: find the nuclei" in init.instructions  # the new-docs tail
         assert init.capabilities.resources.subscribe
         tools = (await session.list_tools()).tools
-        assert sorted(tool.name for tool in tools) == ["read_doc", "search_docs", "write_doc"]
+        assert sorted(tool.name for tool in tools) == ["read_doc", "restore_doc", "search_docs", "write_doc"]
 
 
 async def test_modern_era_client_gets_the_same_instructions_and_tools(home, tiers):
@@ -194,6 +195,69 @@ async def test_refusals_are_tool_errors_whose_text_is_the_stores_message(home, t
     )
 
 
+async def test_the_history_names_the_mcp_client_and_restore_is_one_tool_call(home, tiers):
+    client_info = types.Implementation(name="claude-code", version="2.1.0")
+    params = own_kernel(home, tiers)
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, client_info=client_info) as session,
+    ):
+        await session.initialize()
+        long = "# Notes\n\n" + "a step of the procedure\n" * 30
+        await session.call_tool("write_doc", {"id": "notes", "body": long})
+        shrunk = text_of(await session.call_tool("write_doc", {"id": "notes", "body": "# Notes\n\nshort\n"}))
+        assert 'restore_doc("notes", 1) brings the old text back' in shrunk
+        history = text_of(await session.call_tool("read_doc", {"id": "notes@history"}))
+        assert history.startswith("[notes@history · 2 versions kept, newest first · at most 100 versions")
+        assert "v2 · " in history
+        assert " · claude-code 2.1.0 via MCP · +1 \u221230 lines · current" in history
+        one = text_of(await session.call_tool("read_doc", {"id": "notes@v1"}))
+        assert one.startswith("[notes@v1 · ")
+        assert "by claude-code 2.1.0 via MCP" in one.split("\n")[0]
+        restored = await session.call_tool("restore_doc", {"id": "notes", "version": 1})
+        assert not restored.is_error, text_of(restored)
+        assert text_of(restored).startswith("Restored 'notes' to the text of v1")
+    assert tiers.local_text("notes") == long
+
+
+async def test_a_modern_era_client_is_named_in_the_history_too(home, tiers):
+    client_info = types.Implementation(name="other-agent", version="9")
+    async with Client(own_kernel(home, tiers), client_info=client_info) as client:
+        await client.call_tool("write_doc", {"id": "notes", "body": "# Notes\n"})
+        restored = await client.call_tool("restore_doc", {"id": "notes", "version": "v1"})
+        assert text_of(restored).startswith("No change")
+        history = text_of(await client.call_tool("read_doc", {"id": "notes@history"}))
+    assert " · other-agent 9 via MCP · +1 \u22120 lines · current" in history
+
+
+def test_the_agent_cannot_drop_a_local_copy_through_the_kernel_wire(tiers):
+    from biopb_kernel_docs.bridge import wire
+    from biopb_kernel_docs.bridge.kernel_side import dispatch
+    from biopb_kernel_docs.surfaces.config import DocStore
+
+    doc_store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    tiers.put_local("flatfield", (tiers.shipped / "flatfield.md").read_text())
+    answer = json.loads(dispatch(doc_store, wire.request_frame("s", "drop_local_copy", {"id": "flatfield"})))
+    assert answer["error"]["kind"] == "InvalidArguments"
+    assert "the user's own action" in answer["error"]["template"]
+    assert (tiers.local / "flatfield.md").is_file()
+
+
+async def test_the_server_prints_no_kernel_warning_a_user_cannot_act_on(home, tiers, tmp_path):
+    with open(tmp_path / "server-stderr.txt", "w+") as errlog:
+        async with (
+            stdio_client(own_kernel(home, tiers), errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            result = await session.call_tool("read_doc", {"id": "flatfield"})  # the kernel has started
+            assert not result.is_error
+        errlog.seek(0)
+        printed = errlog.read()
+    assert "without encryption" not in printed
+    assert "Traceback" not in printed
+
+
 # -- the index resource and its notifications ---------------------------------------------------------
 
 
@@ -226,6 +290,7 @@ async def test_index_resource_notifies_on_tool_writes_and_outside_edits(home, ti
 
 
 async def test_modern_era_listen_stream_hears_an_outside_edit(home, tiers):
+    tiers.seed()  # reads create nothing: the index is there as after a first write
     async with (
         Client(own_kernel(home, tiers)) as client,
         client.listen(resource_subscriptions=[INDEX_URI]) as events,
@@ -467,6 +532,7 @@ async def test_a_subscriber_that_went_away_never_breaks_a_write(tiers):
 
 
 async def test_bad_input_is_refused_with_the_stores_words_and_writes_nothing(home, tiers):
+    tiers.seed()  # a read creates nothing: the index the refusals must leave alone exists first
     async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         index = (await session.call_tool("read_doc", {"id": "index"})).content[0].text
@@ -517,6 +583,41 @@ async def test_modern_era_calls_with_unknown_arguments_are_refused_too(home, tie
     assert not (tiers.local / "lab" / "x.md").exists()
 
 
+async def test_restore_doc_refuses_unknown_arguments_and_bad_versions_in_the_stores_words(home, tiers):
+    async with Client(own_kernel(home, tiers, "--in-process")) as client:
+        await client.call_tool("write_doc", {"id": "notes", "body": "# Notes\n\none\n"})
+        await client.call_tool("write_doc", {"id": "notes", "body": "# Notes\n\ntwo\n"})
+        guarded = await client.call_tool("restore_doc", {"id": "notes", "version": 1, "if_match": "0" * 64})
+        assert guarded.is_error
+        assert text_of(guarded).startswith(
+            "restore_doc has no parameter 'if_match'; it takes id, version. Nothing was done. There is no "
+            "if_match here"
+        )
+        for version in ("v\u00b2", "9" * 5000, 0, True, "v1x"):
+            refused = await client.call_tool("restore_doc", {"id": "notes", "version": version})
+            assert refused.is_error, version
+            assert text_of(refused).startswith(
+                "restore_doc's 'version' must be a version number such as 12 (v12), from 1 to 999,999,999"
+            ), text_of(refused)
+            assert len(text_of(refused)) < 300
+    assert tiers.local_text("notes") == "# Notes\n\ntwo\n"
+
+
+def test_a_clients_declared_name_is_kept_to_one_printable_line_of_at_most_100_characters(tiers):
+    from biopb_kernel_docs.bridge import wire
+    from biopb_kernel_docs.bridge.kernel_side import dispatch
+    from biopb_kernel_docs.core.ops import Docs
+    from biopb_kernel_docs.surfaces.config import DocStore
+
+    doc_store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    client = {"name": "agent\nv1 · forged line\x1b[31m" + "x" * 500, "version": "\x00\t"}
+    frame = wire.request_frame("s", "write_doc", {"id": "notes", "body": "# Notes\n"}, client)
+    assert json.loads(dispatch(doc_store, frame))["ok"]
+    (version,) = Docs(tiers.store()).history("notes").versions
+    assert version.author.name == ("agentv1 · forged line[31m" + "x" * 500)[:100]
+    assert version.author.version is None  # nothing printable was declared
+
+
 # -- index edits an agent makes (issue 22) ------------------------------------------------------------
 
 
@@ -551,6 +652,7 @@ async def test_an_agent_edits_a_marked_index_line_and_files_a_new_doc_with_the_c
 
 
 async def test_the_servers_own_index_reads_never_count_as_the_agent_reading_the_index(home, tiers):
+    tiers.seed()  # a read creates nothing: index.md exists for the user to edit
     async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         assert not (await session.call_tool("read_doc", {"id": "index"})).is_error
@@ -609,4 +711,7 @@ async def test_the_tools_schema_offers_no_if_match(tiers):
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     assert set(tools["write_doc"].input_schema["properties"]) == {"id", "body", "old", "new"}
     assert set(tools["read_doc"].input_schema["properties"]) == {"id"}
+    restore = tools["restore_doc"].input_schema
+    assert (set(restore["properties"]), restore["required"]) == ({"id", "version"}, ["id", "version"])
+    assert restore["properties"]["version"]["anyOf"] == [{"type": "integer"}, {"type": "string"}]
     assert "if_match" not in str([tool.input_schema for tool in tools.values()])

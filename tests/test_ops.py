@@ -14,12 +14,14 @@ from biopb_kernel_docs.core.errors import (
     InvalidArguments,
     InvalidDocId,
     LimitExceeded,
+    OutsideTier,
     PartialWrite,
     StaleWrite,
     StoreUnavailable,
     UnreadableDoc,
 )
 from biopb_kernel_docs.core.index import parse_index
+from biopb_kernel_docs.core.seeding import index_file
 from biopb_kernel_docs.text.render import text
 
 # A fixed modification time, so no test depends on the date it runs.
@@ -74,12 +76,12 @@ def test_banked_doc_is_readable_by_id(docs):
     assert "Thin evidence." in read(docs, "_banked")
 
 
-def test_read_index_seeds_it_and_returns_the_rendering(tiers, docs):
+def test_reading_the_index_creates_nothing_and_returns_the_rendering(tiers, docs):
     text = read(docs, "index")
     assert text.startswith("[index · local · updated")
     assert "markers and the closing tails come from the loader" in text.split("\n")[0]
     assert "- segment-nuclei: find the nuclei" in text
-    assert (tiers.local / "index.md").is_file()
+    assert not tiers.local.exists()  # the first write creates the local tier and seeds the index
 
 
 def test_unknown_id_names_the_closest_ids_and_the_index(docs):
@@ -165,7 +167,7 @@ def test_body_gets_a_final_newline(tiers, docs):
 
 
 def test_body_write_to_a_shipped_id_creates_a_shadow_and_leaves_shipped_alone(tiers, docs):
-    docs.index()
+    tiers.seed()
     before, index_before = _shipped_snapshot(tiers), tiers.local_text("index")
     result = write(docs, "data", body="# Data, my way\n")
     assert tiers.local_text("data") == "# Data, my way\n"
@@ -303,7 +305,7 @@ def test_write_through_a_symlink_out_of_the_tier_is_refused(tiers, docs, tmp_pat
     outside.mkdir()
     tiers.local.mkdir()
     (tiers.local / "lab").symlink_to(outside, target_is_directory=True)
-    with pytest.raises(InvalidDocId, match="outside the local tier"):
+    with pytest.raises(OutsideTier, match="outside the local tier"):
         write(docs, "lab/escape", body="# x\n")
     assert list(outside.iterdir()) == []
 
@@ -431,6 +433,7 @@ def test_old_new_lands_after_an_outside_edit_when_its_text_is_still_there(tiers,
 
 
 def test_index_rendering_counts_as_reading_the_index(tiers, docs):
+    tiers.seed()
     docs.index()
     tiers.put_local("index", tiers.local_text("index") + "- added-by-user: hook\n")
     with pytest.raises(EditRefused, match="changed on disk"):
@@ -438,9 +441,22 @@ def test_index_rendering_counts_as_reading_the_index(tiers, docs):
     assert re.search(r"added-by-user", tiers.local_text("index"))
 
 
-def test_first_access_seeds_the_local_index_from_the_shipped_one(tiers):
-    tiers.docs().index()
+def test_the_first_write_seeds_the_local_index_from_the_shipped_one(tiers):
+    assert tiers.docs().write_doc("index", old="# Test docs", new="# Test docs").outcome == "unchanged"
     assert tiers.local_text("index") == (tiers.shipped / "index.md").read_text()
+
+
+def test_a_read_before_the_first_write_shows_the_index_the_write_will_seed(tiers):
+    docs = tiers.docs()
+    before = docs.index()
+    docs.write_doc("index", old="# Test docs", new="# Test docs")
+    after = docs.index()
+    assert (before.text, before.sha256, before.path, before.tier) == (
+        after.text,
+        after.sha256,
+        after.path,
+        "local",
+    )
 
 
 def test_seeding_never_replaces_an_existing_local_index(tiers):
@@ -609,7 +625,7 @@ def test_seeding_rechecks_under_the_lock(tiers, docs, monkeypatch):
             yield
 
     monkeypatch.setattr(docs.store, "lock", another_process_seeds_first)
-    assert docs.index().text == "# Seeded by another process\n"
+    assert index_file(docs.store)[0].text == "# Seeded by another process\n"
     assert tiers.local_text("index") == "# Seeded by another process\n"
 
 
@@ -633,6 +649,7 @@ def test_a_first_run_files_nothing_back(tiers):
 
 
 def test_file_doc_and_ignore_doc_refuse_a_stale_if_match_and_change_nothing(tiers, docs):
+    tiers.seed()
     stale = docs.index().sha256
     tiers.put_local("index", tiers.local_text("index") + "- added-by-user: hook\n")
     before = tiers.local_text("index")
@@ -647,7 +664,7 @@ def test_file_doc_and_ignore_doc_refuse_a_stale_if_match_and_change_nothing(tier
 
 
 def test_file_doc_refuses_entry_201_and_ignore_doc_still_works_at_the_cap(tiers, docs):
-    docs.index()
+    tiers.seed()
     entries = "".join(f"- lab/d{n:03d}: doc {n}\n" for n in range(197))
     tiers.put_local("index", tiers.local_text("index").replace("ignored:", entries + "\nignored:"))
     assert len(docs.index().entries) == 200

@@ -464,8 +464,11 @@ def test_an_agents_change_is_reviewed_and_reverted_hunk_by_hunk(page, lab, agent
     assert "+Place the tiles on a 10 % overlap grid." in lines
 
     hunk.get_by_role("button", name="Revert this change").click()
-    item.wait_for(state="detached")
+    hunk.wait_for(state="detached")
     assert lab.local_text("stitch-tiles") == SHIPPED["stitch-tiles"]
+    # The copy now equals the shipped text: the review keeps it, with nothing to revert, as a copy
+    # to drop (the panel's Drop button is the panel's to add; the REST item says "drop").
+    expect(item.locator(".jp-biopbDocs-Hunk")).to_have_count(0)
 
     _, returned = agent.call(
         "write_doc", id="my-lab/nuclei", body="# Nuclei, the lab's way\n\nOtsu, then watershed.\n"

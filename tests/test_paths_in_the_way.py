@@ -11,7 +11,7 @@ from biopb_kernel_docs.core.errors import EditRefused, InvalidDocId, StoreUnavai
 
 @pytest.fixture
 def with_folder(tiers, docs):
-    docs.index()
+    tiers.seed()
     tiers.put_local("flatfield.md/y", "# Y\n\nInside a folder named like a doc file.\n")
     return tiers
 
@@ -51,7 +51,7 @@ def test_renaming_the_folder_makes_the_doc_readable_again(with_folder, docs):
 
 
 def test_a_file_where_a_new_ids_folder_must_be_refuses_the_create_before_filing_it(tiers, docs):
-    docs.index()
+    tiers.seed()
     index = tiers.local_text("index")
     (tiers.local / "lab").write_text("a note saved without .md\n")
     with pytest.raises(EditRefused) as caught:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from biopb_kernel_docs.core import files as files_module
-from biopb_kernel_docs.core.errors import InvalidDocId, StoreUnavailable, UnreadableDoc
+from biopb_kernel_docs.core.errors import OutsideTier, StoreUnavailable, UnreadableDoc
 from biopb_kernel_docs.core.files import atomic_write
 from biopb_kernel_docs.core.store import Store, Tier
 
@@ -78,7 +78,7 @@ def test_symlink_leading_outside_the_tier_is_refused(tiers, tmp_path):
     (tiers.local / "lab").symlink_to(outside, target_is_directory=True)
     store = tiers.store()
     for doc_id in ("leak", "lab/secret", "lab/new"):
-        with pytest.raises(InvalidDocId, match="outside the local tier"):
+        with pytest.raises(OutsideTier, match="outside the local tier"):
             store.path_of(Tier.LOCAL, doc_id)
     assert not store.exists(Tier.LOCAL, "leak")
 
@@ -193,7 +193,7 @@ def test_a_new_file_gets_the_usual_permissions_not_the_temp_files(tmp_path):
 
 
 def test_fingerprint_moves_when_the_rendering_can_change(tiers):
-    tiers.docs().index()
+    tiers.seed()
     before = tiers.store().fingerprint()
     assert tiers.store().fingerprint() == before
 
@@ -234,7 +234,7 @@ def _finishes(function, seconds=10):
 
 def test_a_fifo_in_the_local_tier_never_blocks_a_read_a_render_or_a_write(tiers):
     docs = tiers.docs()
-    docs.index()
+    tiers.seed()
     os.mkfifo(tiers.local / "pipe.md")
     os.mkfifo(tiers.local / ".shipped-manifest.json.tmp")
     done, outcome = _finishes(lambda: docs.read_doc("pipe"))
@@ -253,7 +253,7 @@ def test_a_fifo_in_the_local_tier_never_blocks_a_read_a_render_or_a_write(tiers)
 
 def test_a_fifo_or_a_directory_where_the_lock_belongs_is_refused_with_what_to_do(tiers):
     docs = tiers.docs()
-    docs.index()
+    tiers.seed()
     (tiers.local / ".lock").unlink(missing_ok=True)
     os.mkfifo(tiers.local / ".lock")
     done, outcome = _finishes(lambda: docs.write_doc("lab/x", body="# X\n"))
@@ -297,9 +297,11 @@ def test_a_local_tier_that_cannot_be_created_still_serves_shipped_docs(tiers):
 
     reader = Docs(docs)
     assert reader.read_doc("flatfield").tier == "shipped"
-    view = reader.index()
+    view = reader.index()  # a read creates nothing, but says why the first write would fail
     assert view.tier == "shipped"
     assert "The local index could not be created" in view.notices[0]
+    assert f"{blocker} is not a directory" in view.notices[0]
+    assert not (blocker.parent / "docs").exists()
     with pytest.raises(StoreUnavailable, match=r"Point DocStore\.docs_local_dir at a writable directory"):
         reader.write_doc("mine", body="# Mine\n")
 
@@ -325,7 +327,7 @@ def test_a_read_only_local_tier_reads_everything_and_refuses_writes_clearly(tier
     try:
         shutil.copytree(tiers.shipped, root / "shipped")
         tiers_ro = type(tiers)(root / "shipped", root / "local")
-        tiers_ro.docs().index()
+        tiers_ro.seed()
         for path in [root, *root.rglob("*")]:
             path.chmod(0o555 if path.is_dir() else 0o444)
         command = [sys.executable, "-c", READ_ONLY_SCRIPT, str(root / "shipped"), str(root / "local")]
@@ -388,11 +390,11 @@ def test_a_flat_read_through_a_symlink_out_of_the_tier_is_refused(tiers, tmp_pat
     (outside / "secret.md").write_text("# Secret\n\nnot the tier's to serve\n")
     tiers.local.mkdir()
     (tiers.local / "leak.md").symlink_to(outside / "secret.md")
-    with pytest.raises(InvalidDocId, match="outside the local tier"):
+    with pytest.raises(OutsideTier, match="outside the local tier"):
         tiers.store().read(Tier.LOCAL, "leak")
     from biopb_kernel_docs.core.ops import Docs
 
-    with pytest.raises(InvalidDocId, match="remove or fix that link"):
+    with pytest.raises(OutsideTier, match="cannot be used until that link is removed or points inside"):
         Docs(tiers.store()).read_doc("leak")
 
 

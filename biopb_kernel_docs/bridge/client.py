@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import logging
+import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -34,6 +37,7 @@ from jupyter_client import AsyncKernelClient, AsyncKernelManager
 from jupyter_core.paths import jupyter_runtime_dir
 
 from ..core.errors import BridgeMismatch, DocsError, KernelDied, KernelRestarted, KernelUnavailable
+from ..surfaces.operations import OPERATIONS
 from . import messages, wire
 from .channel import Channel
 
@@ -52,6 +56,33 @@ LIVENESS_CHECK_SECONDS = 1.0
 _SIDE = "__import__('biopb_kernel_docs.bridge.kernel_side', fromlist=['handle'])"
 _HANDLE = _SIDE + ".handle({frame!r})"
 _OPEN_CHANNEL = _SIDE + ".open_channel()"
+
+
+# Printed by every kernel ipykernel 7 starts over TCP, as jupyter_client starts it: nothing a
+# user of the docs can act on (the bridge's kernel listens on loopback, signed with its key).
+UNACTIONABLE_KERNEL_WARNINGS = (b"Kernel is running over TCP without encryption",)
+
+
+def _filtered_stderr() -> int:
+    """The write end of a pipe for a kernel's stderr; a thread copies its lines to ours, less the
+    warnings in UNACTIONABLE_KERNEL_WARNINGS, until the kernel closes it."""
+    read_end, write_end = os.pipe()
+
+    def forward() -> None:
+        with os.fdopen(read_end, "rb") as lines:
+            for line in lines:
+                if any(warning in line for warning in UNACTIONABLE_KERNEL_WARNINGS):
+                    continue
+                with contextlib.suppress(OSError, ValueError):
+                    buffer = getattr(sys.stderr, "buffer", None)
+                    if buffer is not None:
+                        buffer.write(line)
+                    else:
+                        sys.stderr.write(line.decode("utf-8", "replace"))
+                    sys.stderr.flush()
+
+    threading.Thread(target=forward, name="kernel-stderr", daemon=True).start()
+    return write_end
 
 
 class KernelDocsClient:
@@ -139,13 +170,18 @@ class KernelDocsClient:
             kernel_name=self.kernel_name,
             connection_file=str(runtime / f"kernel-biopb-docs-{uuid.uuid4().hex[:12]}.json"),
         )
-        # stdout is the MCP stream: the kernel must never write to it, nor read our stdin.
-        await self._manager.start_kernel(
-            extra_arguments=list(self.kernel_args),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=sys.stderr,
-        )
+        # stdout is the MCP stream: the kernel must never write to it, nor read our stdin. Its
+        # stderr reaches ours, less the warnings no user can act on.
+        stderr = _filtered_stderr()
+        try:
+            await self._manager.start_kernel(
+                extra_arguments=list(self.kernel_args),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
+        finally:
+            os.close(stderr)  # the kernel holds its own copy; the forwarder ends at its EOF
         return self._manager.client()
 
     async def _connect(self, client: AsyncKernelClient) -> None:
@@ -254,14 +290,23 @@ class KernelDocsClient:
 
     # -- calls --------------------------------------------------------------------------------
 
-    async def call(self, operation: str, *, as_session: str | None = None, **arguments: Any) -> Any:
+    async def call(
+        self,
+        operation: str,
+        *,
+        as_session: str | None = None,
+        client: dict[str, str] | None = None,
+        **arguments: Any,
+    ) -> Any:
         """Run one operation in the kernel and return its value; refusals raise DocsError.
 
         ``as_session`` runs it as another caller than this client's own (§8 risk 3: the bridge's
-        own bookkeeping must not count as the agent having read something). A read interrupted by
-        a kernel that died or restarted is retried once; a write is not (it may have landed).
+        own bookkeeping must not count as the agent having read something); ``client`` is the MCP
+        client's declared name and version, the author the history records for a write. A read
+        interrupted by a kernel that died or restarted is retried once; a write is not (it may
+        have landed).
         """
-        frame = wire.request_frame(as_session or self.session_id, operation, arguments)
+        frame = wire.request_frame(as_session or self.session_id, operation, arguments, client)
         async with self._call_lock:
             await self._ensure_started()
             if not self.attached and not await self._alive():
@@ -270,7 +315,8 @@ class KernelDocsClient:
                 try:
                     return wire.parse_answer(await self._answer(frame, operation))
                 except (KernelDied, KernelRestarted) as err:
-                    writes = operation in ("write_doc", "file_doc", "ignore_doc")
+                    known = OPERATIONS.get(operation)
+                    writes = known is None or known.writes
                     if attempt == 2 or writes or (self.attached and isinstance(err, KernelDied)):
                         raise
                     if isinstance(err, KernelRestarted):

@@ -25,8 +25,15 @@ class InProcessDocsClient:
     def begin_start(self) -> None:
         pass
 
-    async def call(self, operation: str, *, as_session: str | None = None, **arguments: Any) -> Any:
-        frame = wire.request_frame(as_session or self.session_id, operation, arguments)
+    async def call(
+        self,
+        operation: str,
+        *,
+        as_session: str | None = None,
+        client: dict[str, str] | None = None,
+        **arguments: Any,
+    ) -> Any:
+        frame = wire.request_frame(as_session or self.session_id, operation, arguments, client)
         return wire.parse_answer(dispatch(self.doc_store, frame))
 
     async def close(self) -> None:

@@ -5,8 +5,10 @@ sends frames over it; where it cannot reach the channel it evaluates ``handle(fr
 expression instead. Either way ``dispatch`` answers: a value, or a refusal for anything wrong
 with the request (malformed, huge, an unknown operation from a newer bridge, the wrong argument
 types) and for any exception inside an operation. Each bridge session is a caller of its own
-(§8 risk 3: one caller's read never vouches for another's write); the tiers are the kernel's
-(``DocStore`` built from the shell's configuration).
+(§8 risk 3: one caller's read never vouches for another's write), and its writes are recorded
+in the history as made via MCP by the client the server names; the tiers are the kernel's
+(``DocStore`` built from the shell's configuration). Operations that are the user's own
+(dropping a local copy) are refused here: the agent has no delete.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import logging
 import threading
 import traceback
 
-from ..core.errors import DocsError, InternalError
+from ..core.errors import DocsError, InternalError, InvalidArguments
+from ..core.values import Author
 from ..surfaces import operations
 from ..surfaces.config import DocStore
 from . import wire
@@ -42,7 +45,12 @@ def dispatch(doc_store: DocStore, frame: object) -> str:
     """Answer one request frame. Never raises: a bug becomes a refusal saying so."""
     try:
         request = wire.parse_request(frame)
-        docs = doc_store.docs_for(f"agent:{request.session}")
+        if operations.operation(request.operation).user_only:
+            raise InvalidArguments(
+                f"{request.operation} is the user's own action (in the notebook, the panel or the command "
+                "line), not an agent's."
+            )
+        docs = doc_store.docs_for(f"agent:{request.session}", mcp_author(request.client))
         return wire.answer_frame(operations.run(docs, request.operation, request.arguments))
     except DocsError as err:
         return wire.refusal_frame(err)
@@ -54,6 +62,21 @@ def dispatch(doc_store: DocStore, frame: object) -> str:
                 "biopb-kernel-docs; please report it. The kernel and the other calls are unaffected."
             )
         )
+
+
+AUTHOR_LABEL_LIMIT = 100  # characters of a client's declared name or version the history keeps
+
+
+def mcp_author(client: dict[str, str] | None) -> Author:
+    """The author of an agent's writes: via MCP, by the client the server says it serves. What a
+    client declares is its own text: kept to one printable line, AUTHOR_LABEL_LIMIT at most."""
+    client = client or {}
+    return Author("mcp", name=_label(client.get("name")), version=_label(client.get("version")))
+
+
+def _label(declared: str | None) -> str | None:
+    printable = "".join(c for c in (declared or "")[: AUTHOR_LABEL_LIMIT * 4] if c.isprintable())
+    return printable.strip()[:AUTHOR_LABEL_LIMIT] or None
 
 
 def handle(frame: str) -> str:

@@ -1,8 +1,10 @@
 """The frames the bridge and the kernel side exchange: JSON text, with a protocol version.
 
 A request names its caller's session, the surface that will show the answer, the operation and
-its arguments. An answer is a value (``values.to_json``) or a refusal that keeps its kind
-(``errors.from_kind``) and its message's placeholders, so it is rendered where it is shown.
+its arguments, and (optionally) who the caller is: the MCP client's declared name and version,
+which the history records as the author of a write (a kernel of an older release ignores it).
+An answer is a value (``values.to_json``) or a refusal that keeps its kind (``errors.from_kind``)
+and its message's placeholders, so it is rendered where it is shown.
 Both sides check the protocol version and say which side to upgrade when they differ.
 """
 
@@ -28,10 +30,15 @@ class Request:
     session: str
     operation: str
     arguments: dict[str, Any]
+    client: dict[str, str] | None = None  # the MCP client's declared {"name", "version"}
 
 
-def request_frame(session: str, operation: str, arguments: dict[str, Any]) -> str:
+def request_frame(
+    session: str, operation: str, arguments: dict[str, Any], client: dict[str, str] | None = None
+) -> str:
     payload = {"protocol": PROTOCOL, "version": __version__, "session": session}
+    if client:
+        payload["client"] = client
     return json.dumps({**payload, "operation": operation, "arguments": arguments})
 
 
@@ -73,7 +80,10 @@ def parse_request(frame: object) -> Request:
         raise InvalidArguments(
             "A bridge request needs a string session and operation and an arguments object."
         )
-    return Request(session, operation, arguments)
+    client = message.get("client")
+    if not isinstance(client, dict) or not all(isinstance(v, str) for v in client.values()):
+        client = None
+    return Request(session, operation, arguments, client)
 
 
 def answer_frame(value: Any) -> str:

@@ -33,7 +33,7 @@ def collection_ids(store: Store, collection: str, parsed: ParsedIndex) -> list[s
 
 def read_collection(store: Store, collection: str) -> CollectionView:
     """The listing of ``collection`` (an id ending in '/')."""
-    index, _ = index_file(store)
+    index, _ = index_file(store, create=False)  # a read creates nothing
     parsed = parse_index(index.text)
     line = next((e for e in parsed.entries if e.doc_id == collection), None)
     hooks = {e.doc_id: e.hook for e in parsed.entries}

@@ -38,6 +38,12 @@ class InvalidDocId(DocsError):
     status = 400
 
 
+class OutsideTier(DocsError):
+    """A valid id whose file lies, through a symlink, outside its tier: refused, never followed."""
+
+    status = 403
+
+
 class InvalidArguments(DocsError):
     """A usage mistake: arguments missing, mixed up, of the wrong type, or unknown."""
 

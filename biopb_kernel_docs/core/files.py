@@ -67,7 +67,7 @@ def read_regular(path: str, extra_flags: int = 0) -> tuple[bytes, os.stat_result
         os.close(fd)
 
 
-def _fsync_directory(directory: str) -> None:
+def fsync_directory(directory: str) -> None:
     # Windows cannot open a directory; there the rename itself is what is durable.
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY)
@@ -101,7 +101,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, mode: int | None = N
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-    _fsync_directory(directory)
+    fsync_directory(directory)
 
 
 def write_failure(path: str, err: OSError) -> StoreUnavailable:

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from .errors import InvalidDocId
-from .phrases import read, read_diff, write_replace
+from .phrases import read, read_diff, read_history, write_replace
 
 INDEX_ID = "index"
 DIFF_VIEW = "diff"
+HISTORY_VIEW = "history"
+VERSION_VIEW = "version"
 DOC_SUFFIX = ".md"
 MAX_ID_LENGTH = 200
 
@@ -96,13 +98,18 @@ def check_doc_id(doc_id: object) -> str:
             f"{write_replace(base)} replaces exactly the text you quote, wherever it sits."
         )
     elif "@" in doc_id:
-        hint = f" The only view suffix is '@{DIFF_VIEW}', and only reads accept it ({read_diff('data')})."
+        hint = f" View suffixes ({_view_list()}) are for reads only."
     raise InvalidDocId(f"Invalid doc id {doc_id!r}: {problem}.{hint} {ID_RULES}")
 
 
-# What may follow '@' in a read: a pattern the view's text must match whole, and what it shows.
-# One table, so a new view (a history, a version) is one line here and its branch in the reader.
-VIEWS: dict[str, str] = {DIFF_VIEW: "diffs a local copy against its shipped text"}
+# What may follow '@' in a read, one row per view: its name (what the reader branches on), the
+# pattern the view's text must match whole, how a read spells it, and what it shows. A new view is
+# one row here and its branch in the reader.
+VIEWS: tuple[tuple[str, re.Pattern[str], str, str], ...] = (
+    (DIFF_VIEW, re.compile("diff"), "@diff", "a local copy against its shipped text"),
+    (HISTORY_VIEW, re.compile("history"), "@history", "the doc's kept versions"),
+    (VERSION_VIEW, re.compile(r"v([1-9][0-9]{0,8})"), "@v12", "one version, such as @v12"),
+)
 MAX_SECTION_LENGTH = 300
 
 
@@ -111,14 +118,14 @@ class Request:
     """A read split into its parts: ``'flatfield@diff'``, ``'flatfield#Steps/Confirm input'``."""
 
     doc_id: str
-    view: str | None = None  # what followed '@' (a key of VIEWS matched it), or None
+    view: str | None = None  # what followed '@' (a row of VIEWS matched it), or None
     section: str | None = None  # None: the whole doc; "": its outline; else the heading asked for
 
 
 def _view(view: str, requested: str) -> str:
-    if any(re.fullmatch(pattern, view) for pattern in VIEWS):
+    if any(pattern.fullmatch(view) for _, pattern, _, _ in VIEWS):
         return view
-    known = ", ".join(f"'@{pattern}' ({what})" for pattern, what in VIEWS.items())
+    known = ", ".join(f"'{spelled}' ({what})" for _, _, spelled, what in VIEWS)
     raise InvalidDocId(
         f"Unknown view '@{view}' in {requested!r}. The views are {known}, as in {read_diff('data')}."
     )
@@ -168,12 +175,25 @@ def _without_suffix(segment: str) -> str:
     return segment[: -len(DOC_SUFFIX)] if segment.lower().endswith(DOC_SUFFIX) else segment
 
 
+def _view_list() -> str:
+    return f"{read_diff('data')}, {read_history('data')}, and '@v12' for one version"
+
+
 def split_view(requested: object) -> tuple[str, str | None]:
     """Split ``'flatfield@diff'`` into ``('flatfield', 'diff')``; a plain id gets view None."""
     request = parse_request(requested)
     if request.section is not None:
         check_doc_id(requested)  # refused, with the hint that '#' names a section
     return request.doc_id, request.view
+
+
+_VERSION = next(pattern for name, pattern, _, _ in VIEWS if name == VERSION_VIEW)
+
+
+def version_of(view: str | None) -> int | None:
+    """The version number a ``@v12`` view names; None for any other view."""
+    match = _VERSION.fullmatch(view) if view else None
+    return int(match.group(1)) if match else None
 
 
 def is_collection_id(doc_id: str) -> bool:

@@ -115,6 +115,27 @@ def is_entry_or_heading_line(line: str) -> bool:
     return is_heading_line(line) or is_entry_line(line)
 
 
+def lost_entries(before: ParsedIndex, after: ParsedIndex) -> list[tuple[str, int | None, str | None]]:
+    """Entries ``before`` listed that ``after`` does not, in file order: each id with the line of
+    ``after`` that still names it but no longer parses as an entry (a lost colon, say), or None
+    when its line is gone."""
+    lost = []
+    for entry in before.entries:
+        if entry.doc_id in after.entry_ids or any(entry.doc_id == id_ for id_, _, _ in lost):
+            continue
+        broken = next(
+            (
+                (number, line)
+                for number, line in enumerate(after.lines)
+                if line.lstrip()[:1] in ("-", "*", "+")
+                and re.match(rf"[ \t]*[-*+][ \t]*{re.escape(entry.doc_id)}(?![A-Za-z0-9_./-])", line)
+            ),
+            None,
+        )
+        lost.append((entry.doc_id, *broken) if broken else (entry.doc_id, None, None))
+    return lost
+
+
 def _level(heading: str) -> int:
     return len(heading) - len(heading.lstrip("#"))
 

@@ -59,6 +59,8 @@ def changed_shipped_ids(store: Store) -> frozenset[str]:
     manifest = _load(store)
     if manifest is not None and manifest.version == store.shipped_version:
         return manifest.changed
+    if manifest is None and not store.local_dir.is_dir():
+        return frozenset()  # a first run changes nothing, and a read creates no local tier
     try:
         with store.lock():
             manifest = _load(store)  # another process may have refreshed it while we waited

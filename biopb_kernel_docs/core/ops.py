@@ -1,4 +1,5 @@
-"""read_doc and write_doc (§3), and the index edits the panel offers: the one API under every surface.
+"""read_doc and write_doc (§3): the one API under every surface (with its mixins: the panel's index
+edits in ``index_edits``, a doc's history and the undo operations in ``undo``).
 
 A ``Docs`` is one caller's view of a store; its operations return values (``values``), never
 prose. Every write can carry ``if_match``, the sha256 of the text it was based on: a mismatch
@@ -18,8 +19,8 @@ from .collection import read_collection
 from .edits import (
     check_arguments,
     check_body,
-    check_heading,
     check_index_lines,
+    line_count,
     normalise_body,
     replace_in_index,
     replace_once,
@@ -27,7 +28,6 @@ from .edits import (
 from .errors import (
     DocNotFound,
     EditRefused,
-    InvalidArguments,
     InvalidDocId,
     PartialWrite,
     StaleWrite,
@@ -35,21 +35,30 @@ from .errors import (
 )
 from .filing import filing_move
 from .frontmatter import describe
-from .ids import DIFF_VIEW, INDEX_ID, check_doc_id, is_collection_id, parse_request
+from .ids import (
+    DIFF_VIEW,
+    HISTORY_VIEW,
+    INDEX_ID,
+    check_doc_id,
+    is_collection_id,
+    parse_request,
+    version_of,
+)
 from .index import (
     UNFILED_HEADING,
-    ParsedIndex,
     check_entry_cap,
     file_entry,
-    ignore_id,
     parse_index,
 )
+from .index_edits import IndexEdits, lost_in
 from .phrases import argument, read, write_body, write_replace
 from .reads import doc_view, facts_of, outline_view, section_view
 from .reconcile import index_view, new_shipped_ids, rendered_lines
 from .seeding import index_file
-from .store import DocFile, Store, Tier
+from .store import PYTHON, DocFile, Store, Tier
+from .undo import Undo
 from .values import (
+    Author,
     ConfigView,
     DiffView,
     DocView,
@@ -58,23 +67,27 @@ from .values import (
     OutlineView,
     Read,
     SectionView,
+    Shrink,
     WriteResult,
 )
 
 
-class Docs:
-    """One caller's reads and writes over a ``Store``."""
+class Docs(Undo, IndexEdits):
+    """One caller's reads and writes over a ``Store``; ``author`` is who its writes are by (the
+    history records it: the surface, and the MCP client, kernel or user behind it)."""
 
-    def __init__(self, store: Store, config: ConfigView | None = None) -> None:
+    def __init__(self, store: Store, config: ConfigView | None = None, author: Author = PYTHON) -> None:
         self.store = store
         self.config = config
+        self.author = author
         self._served: dict[str, str] = {}
 
     # -- the index -----------------------------------------------------------------------------
 
     def index(self) -> IndexView:
-        """The local index with its markers and tails (§2); seeds the index on first use."""
-        index, notices = index_file(self.store)
+        """The local index with its markers and tails (§2). A read creates nothing: before the
+        first write, it is the text that write will seed."""
+        index, notices = index_file(self.store, create=False)
         if index.tier is Tier.LOCAL:
             self._served[INDEX_ID] = index.sha256
         return index_view(self.store, index, parse_index(index.text), notices)
@@ -83,8 +96,8 @@ class Docs:
 
     def read_doc(self, requested: str) -> Read:
         """A doc; ``index`` is the rendered index; ``<id>@diff`` diffs a local copy with shipped;
-        ``<id>#`` is a doc's outline and ``<id>#<heading>`` one section; ``<segment>/`` lists a
-        collection (§7)."""
+        ``<id>@history`` lists its versions and ``<id>@v12`` reads one (the index's too); ``<id>#``
+        is a doc's outline and ``<id>#<heading>`` one section; ``<segment>/`` lists a collection (§7)."""
         request = parse_request(requested)
         doc_id, view, section = request.doc_id, request.view, request.section
         if section is not None and (view or doc_id == INDEX_ID or is_collection_id(doc_id)):
@@ -95,6 +108,10 @@ class Docs:
                     f"{doc_id!r} is a collection, which has no '@{view}': {read(doc_id)} lists its docs."
                 )
             return read_collection(self.store, doc_id)
+        if view == HISTORY_VIEW:
+            return self.history(doc_id)
+        if (number := version_of(view)) is not None:
+            return self.version(doc_id, number)
         if doc_id == INDEX_ID:
             if view:
                 raise InvalidDocId(
@@ -191,6 +208,17 @@ class Docs:
 
         Shipped ids are copy-on-write. A refused write writes nothing at all.
         """
+        return self._write(doc_id, body, old, new, if_match)
+
+    def _write(
+        self,
+        doc_id: str,
+        body: str | None,
+        old: str | None,
+        new: str | None,
+        if_match: str | None,
+        restores: int | None = None,
+    ) -> WriteResult:
         doc_id = check_doc_id(doc_id)
         if is_collection_id(doc_id):
             raise InvalidDocId(
@@ -202,7 +230,7 @@ class Docs:
             self._index_file_for_writing()  # seeded first: an edit applies to the seeded text
         try:
             with self.store.lock():
-                return self._write_locked(doc_id, body, old, new, if_match)
+                return self._write_locked(doc_id, body, old, new, if_match, restores)
         except EditRefused as err:
             if doc_id == INDEX_ID and old is not None and not isinstance(err, StaleWrite):
                 raise self._explain_rendered_quote(err, old) from None
@@ -218,7 +246,7 @@ class Docs:
         return index
 
     def _explain_rendered_quote(self, err: EditRefused, old: str) -> EditRefused:
-        index, notices = index_file(self.store)
+        index, notices = index_file(self.store, create=False)
         view = index_view(self.store, index, parse_index(index.text), notices)
         quoted = old.replace("\r\n", "\n")
         if not any(line in quoted for line in rendered_lines(view)):
@@ -230,7 +258,13 @@ class Docs:
         )
 
     def _write_locked(
-        self, doc_id: str, body: str | None, old: str | None, new: str | None, if_match: str | None
+        self,
+        doc_id: str,
+        body: str | None,
+        old: str | None,
+        new: str | None,
+        if_match: str | None,
+        restores: int | None,
     ) -> WriteResult:
         local = self.store.read(Tier.LOCAL, doc_id)
         shipped = self.store.read(Tier.SHIPPED, doc_id) if local is None and doc_id != INDEX_ID else None
@@ -273,7 +307,13 @@ class Docs:
             filed_under = UNFILED_HEADING
         try:
             written = self.store.write_local(
-                doc_id, after, crlf=bool(local and local.crlf), mode=_mode(local)
+                doc_id,
+                after,
+                crlf=bool(local and local.crlf),
+                mode=_mode(local),
+                author=self.author,
+                replaced=base,
+                restores=restores,
             )
         except StoreUnavailable as err:
             if filing is None:
@@ -291,10 +331,13 @@ class Docs:
             base.sha256 if base else None,
             written.sha256,
             base.tier.value if base else None,
+            written.version,
         )
         outcome = "created" if base is None else ("shadowed" if local is None else "updated")
         already_listed = base is None and doc_id != INDEX_ID and filing is None
         move = filing_move(filing[1], doc_id) if filing is not None else None
+        lost = lost_in(base.text, after) if doc_id == INDEX_ID and base is not None else ()
+        shrink = _shrink(base.text, after, written.version) if body is not None and base is not None else None
         return WriteResult(
             doc_id,
             outcome,
@@ -303,6 +346,9 @@ class Docs:
             (change, *changes),
             rendered_markers=markers,
             move=move,
+            lost_entries=lost,
+            shrink=shrink,
+            restored=restores,
         )
 
     def _check_precondition(
@@ -327,10 +373,12 @@ class Docs:
         )
 
     def _write_index(self, index: DocFile, after: str) -> FileChange:
-        written = self.store.write_local(INDEX_ID, after, crlf=index.crlf, mode=index.mode)
+        written = self.store.write_local(
+            INDEX_ID, after, crlf=index.crlf, mode=index.mode, author=self.author, replaced=index
+        )
         if self._served.get(INDEX_ID) == index.sha256:  # an index changed elsewhere stays unread
             self._served[INDEX_ID] = written.sha256
-        return FileChange(INDEX_ID, index.text, after, index.sha256, written.sha256, "local")
+        return FileChange(INDEX_ID, index.text, after, index.sha256, written.sha256, "local", written.version)
 
     def _plan_filing(self, doc_id: str, text: str) -> tuple[DocFile, str] | None:
         """§3: a created doc gets an index entry under ## Unfiled, unless it already has one."""
@@ -344,62 +392,14 @@ class Docs:
         check_body(INDEX_ID, index_after)
         return index, index_after
 
-    # -- the panel's index edits -------------------------------------------------------------------
-
-    def file_doc(self, doc_id: str, heading: str, if_match: str | None = None) -> WriteResult:
-        """File ``doc_id`` (a shipped doc from the new-docs tail, say) under ``heading``."""
-        doc_id = check_doc_id(doc_id)
-        heading = check_heading(heading)
-
-        def edit(parsed: ParsedIndex) -> str:
-            listed = next((e for e in parsed.entries if e.doc_id == doc_id), None)
-            if listed is not None:
-                raise EditRefused(f"{doc_id!r} is already listed, under {listed.heading or 'no heading'}.")
-            doc = self.store.read(Tier.SHIPPED, doc_id) or self.store.read(Tier.LOCAL, doc_id)
-            if doc is None:
-                raise self._not_found(doc_id)
-            return file_entry(parsed, doc_id, describe(doc_id, doc.text).description, heading)
-
-        result = self._edit_index(edit, if_match)
-        shown = heading if heading.startswith("#") else f"## {heading}"
-        return WriteResult(result.id, result.outcome, shown, False, result.changes)
-
-    def ignore_doc(self, doc_id: str, if_match: str | None = None) -> WriteResult:
-        """Put shipped ``doc_id`` on the ignored: line: the tail stops offering it (§2)."""
-        doc_id = check_doc_id(doc_id)
-
-        def edit(parsed: ParsedIndex) -> str:
-            if not self.store.exists(Tier.SHIPPED, doc_id):
-                raise InvalidArguments(
-                    f"{doc_id!r} is not a shipped doc; the ignored: line names shipped docs only. A local "
-                    "doc is retired by removing its index line."
-                )
-            if doc_id in parsed.ignored:
-                return "\n".join(parsed.lines)
-            if doc_id in parsed.entry_ids:
-                raise EditRefused(
-                    f"{doc_id!r} has an entry in the index; remove that line (it is then ignored by "
-                    f"adding it here) with {write_replace(INDEX_ID)}."
-                )
-            return ignore_id(parsed, doc_id)
-
-        return self._edit_index(edit, if_match)
-
-    def _edit_index(self, edit, if_match: str | None) -> WriteResult:
-        self._index_file_for_writing()
-        with self.store.lock():
-            index = self.store.read(Tier.LOCAL, INDEX_ID)
-            assert index is not None
-            self._check_precondition(INDEX_ID, index, if_match, implicit=False)
-            parsed = parse_index(index.text)
-            after = edit(parsed)
-            if after == index.text:
-                return WriteResult(INDEX_ID, "unchanged", None, False, ())
-            check_body(INDEX_ID, after)
-            check_entry_cap(len(parsed.entries), len(parse_index(after).entries))
-            check_index_lines(index.text, after)
-            return WriteResult(INDEX_ID, "updated", None, False, (self._write_index(index, after),))
-
 
 def _mode(local: DocFile | None) -> int | None:
     return local.mode if local is not None else None
+
+
+def _shrink(before: str, after: str, version: int | None) -> Shrink | None:
+    """A body write that more than halves a doc says so, and names the version holding the old text."""
+    if len(after) * 2 >= len(before):
+        return None
+    previous = version - 1 if version is not None and version > 1 else None
+    return Shrink(line_count(before), line_count(after), len(before), len(after), previous)

@@ -62,8 +62,23 @@ def _edit(spell):
     return lambda packed: spell(*json.loads(packed))
 
 
-def _quoted(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+def read_history(doc_id: str) -> str:
+    """The call that lists a doc's kept versions."""
+    return _placeholder("history", doc_id)
+
+
+def read_version(doc_id: str, number: int) -> str:
+    return _placeholder("version", f"{doc_id}@v{number}")
+
+
+def restore(doc_id: str, number: int) -> str:
+    """The call that puts version ``number`` of ``doc_id`` back (a new version)."""
+    return _placeholder("restore", f"{doc_id}@v{number}")
+
+
+def _split(argument: str) -> tuple[str, str]:
+    doc_id, _, number = argument.rpartition("@v")
+    return doc_id, number
 
 
 def argument(name: str) -> str:
@@ -92,6 +107,9 @@ _AGENT = {
     "read": lambda i: f"read_doc({_quoted(i)})",
     "diff": lambda i: f'read_doc("{i}@diff")',
     "search": lambda q: f"search_docs({_quoted(q)})",
+    "history": lambda i: f'read_doc("{i}@history")',
+    "version": lambda a: f'read_doc("{a}")',
+    "restore": lambda a: 'restore_doc("{}", {})'.format(*_split(a)),
     "body": lambda i: f'write_doc("{i}", body=...)',
     "replace": lambda i: f'write_doc("{i}", old=..., new=...)',
     "edit": _edit(lambda i, old, new: f"write_doc({_quoted(i)}, old={_quoted(old)}, new={_quoted(new)})"),
@@ -101,6 +119,9 @@ _NOTEBOOK = {
     "read": lambda i: f"%read_doc {_word(i)}",
     "diff": lambda i: f"%read_doc {i}@diff",
     "search": lambda q: f"%search_docs {q}",
+    "history": lambda i: f"%read_doc {i}@history",
+    "version": lambda a: f"%read_doc {a}",
+    "restore": lambda a: "%restore_doc {} {}".format(*_split(a)),
     "body": lambda i: f"a %%write_doc {i} cell holding the whole doc",
     "replace": lambda i: f"a %%write_doc {i} --replace cell",
     "edit": _edit(lambda i, old, new: f"%%write_doc {i} --replace\n<<<<<<< old\n{old}\n=======\n{new}"),
@@ -115,6 +136,9 @@ _CLI = {
     "read": lambda i: "biopb-kernel-docs index" if i == "index" else f"biopb-kernel-docs read {_word(i)}",
     "diff": lambda i: f"biopb-kernel-docs read {i}@diff",
     "search": lambda q: f"biopb-kernel-docs search {_word(q)}",
+    "history": lambda i: f"biopb-kernel-docs read {i}@history",
+    "version": lambda a: f"biopb-kernel-docs read {a}",
+    "restore": lambda a: "biopb-kernel-docs restore {} {}".format(*_split(a)),
     "body": lambda i: f"biopb-kernel-docs write {i} --body-file FILE",
     "replace": lambda i: f"biopb-kernel-docs write {i} --old-file OLD --new-file NEW",
     "edit": _edit(
@@ -133,6 +157,11 @@ _PANEL = {
     ),
     "diff": lambda i: f"the diff of {i} (Show diff in the Kernel Docs panel)",
     "search": lambda q: f"searching for {q!r} in the Kernel Docs panel",
+    "history": lambda i: f"the history of {i} in the Kernel Docs panel",
+    "version": lambda a: "version {1} in the history of {0} in the Kernel Docs panel".format(*_split(a)),
+    "restore": lambda a: "Restore on version {1} in the history of {0} (Kernel Docs panel)".format(
+        *_split(a)
+    ),
     "body": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "replace": lambda i: f"the editor of {i} in the Kernel Docs panel",
     "edit": _edit(

@@ -5,6 +5,10 @@ reviewed, else the shipped text it came from (the seed index for ``index``, the 
 a local copy), else nothing (a new doc). ``hunks`` splits the change into hunks; ``accept``
 moves the baseline past one hunk (or all), and ``revert_edit`` is the old/new pair that puts one
 hunk back in the current text, quoted with enough context to occur exactly once.
+
+Each item says who made each hunk and when (``blame`` over the doc's history), and what the
+panel offers for it: a new doc is retired (its index line removed), not reverted; a local copy
+whose text equals the shipped text can be dropped, since it would shadow every later release.
 """
 
 from __future__ import annotations
@@ -12,12 +16,13 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from .blame import Blame
 from .errors import InvalidArguments, StaleWrite
 from .ids import INDEX_ID, check_doc_id
 from .ops import Docs
 from .phrases import read
 from .store import Tier
-from .values import Hunk, ReviewItem, ReviewView, WriteResult
+from .values import Hunk, ReviewItem, ReviewView, VersionInfo, WriteResult
 
 CONTEXT = 3
 
@@ -100,16 +105,48 @@ class ReviewedDocs(Docs):
         ids = [INDEX_ID] + [
             e.id for e in index.entries if not e.collection and self.store.exists(Tier.LOCAL, e.id)
         ]
+        shipped = set(self.store.all_shipped_ids())
+        ids += [doc_id for doc_id in self.store.local_ids() if doc_id in shipped]  # copies worth dropping
         items = []
         for doc_id in dict.fromkeys(ids):
             current = self.store.read(Tier.LOCAL, doc_id) if doc_id != INDEX_ID else None
             text, sha = (current.text, current.sha256) if current else (index.text, index.sha256)
             base, baseline = self._baseline(doc_id)
             changes = hunks(baseline, text)
-            if changes:
-                found = tuple(Hunk(n, c.header, c.lines) for n, c in enumerate(changes))
-                items.append(ReviewItem(doc_id, sha, base, found))
+            original = self.store.read(Tier.SHIPPED, doc_id) if doc_id != INDEX_ID else None
+            same = current is not None and original is not None and original.text == text
+            if not changes and not same:
+                continue
+            blamed, versions = self._blame(doc_id, baseline, text, changes)
+            found = tuple(
+                Hunk(n, c.header, c.lines, found)
+                for n, (c, found) in enumerate(zip(changes, blamed, strict=True))
+            )
+            used = {number for hunk in found for number in hunk.versions}
+            made_by = tuple(v for v in reversed(versions) if v.number in used)
+            actions = ("looks_good", "retire" if base == "new" else "revert") if changes else ()
+            items.append(
+                ReviewItem(doc_id, sha, base, found, made_by, actions + (("drop",) if same else ()), same)
+            )
         return ReviewView(tuple(items))
+
+    def _blame(
+        self, doc_id: str, baseline: str | None, text: str, changes: list[Change]
+    ) -> tuple[list[tuple[int, ...]], list[VersionInfo]]:
+        """For each hunk, the versions that made it; and every version looked at."""
+        kept = [(h, data) for h, data in self.store.version_texts(doc_id) if data is not None]
+        if not changes or not kept or kept[-1][1].decode("utf-8", "replace").replace("\r\n", "\n") != text:
+            return [() for _ in changes], []
+        texts = [(h, data.decode("utf-8", "replace").replace("\r\n", "\n")) for h, data in kept]
+        # Start at the newest version whose text the user reviewed; else at the oldest kept.
+        start = max((n for n, (_, t) in enumerate(texts) if t == baseline), default=None)
+        first = 0 if start is None else start
+        blame = Blame(texts[first][1], texts[first][0].number if start is None else None)
+        for header, version_text in texts[first + 1 :]:
+            blame.apply(header.number, version_text)
+        newest = texts[-1][0].number
+        infos = [h.info(h.number == newest) for h, _ in texts]
+        return [blame.versions_in(c.b1, c.b2) for c in changes], infos
 
     def _baseline(self, doc_id: str) -> tuple[str, str | None]:
         saved = self.store.read_state(f"{self.REVIEW_DIR}/{doc_id}.md")

@@ -216,7 +216,7 @@ def _resolve(store: Store, doc_id: str) -> tuple[Tier, str, tuple[int, int, int]
 def search_docs(store: Store, query: object, regex: object = False) -> SearchResult:
     """The matching lines of the docs in scope (see the module), grouped and capped."""
     checked = check_query(query, regex)
-    index, _ = index_file(store)
+    index, _ = index_file(store, create=False)  # a read creates nothing
     parsed = parse_index(index.text)
     groups: list[SearchGroup] = []
     skipped: list[tuple[str, str]] = []

@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import stat
 import time
 from collections.abc import Iterable, Iterator
-from enum import Enum
 from pathlib import Path
 
-from .errors import InvalidDocId, StoreUnavailable, UnreadableDoc
+from .docfile import DocFile, Tier, sha256_of
+from .errors import InvalidDocId, OutsideTier, StoreUnavailable, UnreadableDoc
 from .files import (
     NO_FOLLOW,
     TEMP_PREFIX,
@@ -31,81 +30,41 @@ from .files import (
     read_regular,
     write_failure,
 )
-from .ids import DOC_SUFFIX, ID_RULES, INDEX_ID, is_banked, is_valid_doc_id
+from .history import History, HistoryLimits
+from .ids import DOC_SUFFIX, INDEX_ID, is_banked, is_valid_doc_id
 from .lock import TierLock
+from .store_history import StoreHistory
+from .values import Author
+from .version_file import State
 
 LOCK_NAME = ".lock"
 MANIFEST_NAME = ".shipped-manifest.json"
 LOCK_TIMEOUT_SECONDS = 30
 _ABSENT = object()
+_UNREAD = object()
+PYTHON = Author("python")
+DEFAULT_HISTORY = HistoryLimits()
 
 Fingerprint = tuple[tuple[str, int, int, int], ...]
 
 
-class Tier(Enum):
-    SHIPPED = "shipped"
-    LOCAL = "local"
-
-
-class DocFile:
-    """One file as read: its text with '\\n' line ends, and what is needed to write it back alike.
-
-    A plain class with slots, not a frozen dataclass: one is built on every read, and a frozen
-    dataclass's ``__init__`` costs as much as a syscall (§7: read_doc within 2x of a bare read).
-    Treat it as immutable."""
-
-    __slots__ = ("_sha256", "_text", "crlf", "data", "doc_id", "mode", "mtime", "path", "tier")
+class Store(StoreHistory):
+    """The shipped and local tiers of one doc set."""
 
     def __init__(
         self,
-        doc_id: str,
-        tier: Tier,
-        path: str,
-        data: bytes,
-        text: str | None,  # None: ``data`` is ASCII, decoded when first asked for
-        crlf: bool,
-        mtime: float,
-        mode: int | None,  # None: a file this process wrote with the usual permissions
+        shipped_dir: Path | str,
+        local_dir: Path | str,
+        shipped_version: str,
+        history: HistoryLimits | None = DEFAULT_HISTORY,
     ) -> None:
-        self.doc_id = doc_id
-        self.tier = tier
-        self.path = path
-        self.data = data
-        self._text = text
-        self.crlf = crlf
-        self.mtime = mtime
-        self.mode = mode
-        self._sha256: str | None = None
-
-    @property
-    def text(self) -> str:
-        if self._text is None:
-            raw = self.data.decode("ascii")
-            self._text = raw.replace("\r\n", "\n") if self.crlf else raw
-        return self._text
-
-    @property
-    def sha256(self) -> str:
-        if self._sha256 is None:
-            self._sha256 = sha256_of(self.data)
-        return self._sha256
-
-    def __repr__(self) -> str:
-        return f"DocFile({self.doc_id!r}, {self.tier.value}, {self.path!r})"
-
-
-def sha256_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-class Store:
-    """The shipped and local tiers of one doc set."""
-
-    def __init__(self, shipped_dir: Path | str, local_dir: Path | str, shipped_version: str) -> None:
         self.shipped_dir = Path(shipped_dir).expanduser().resolve()
         self.local_dir = Path(local_dir).expanduser().resolve()
         self.shipped_version = shipped_version
         self._root_paths = {Tier.SHIPPED: str(self.shipped_dir), Tier.LOCAL: str(self.local_dir)}
+        # None: no history is kept (DocStore.history_max_versions = 0).
+        self.history_limits = history if history is not None and history.max_versions > 0 else None
+        self.history = History(str(self.local_dir), self.history_limits) if self.history_limits else None
         self._lock = TierLock(os.path.join(self._root_paths[Tier.LOCAL], LOCK_NAME), LOCK_TIMEOUT_SECONDS)
         self._swept: set[str] = set()
         self._shipped_cache: tuple[tuple[tuple[str, int], ...], list[str]] | None = None
@@ -157,9 +116,10 @@ class Store:
         root = self._root_paths[tier]
         real = os.path.realpath(path)
         if os.path.commonpath([real, root]) != root:
-            raise InvalidDocId(
+            raise OutsideTier(
                 f"Doc id {doc_id!r} leads through a symlink to {real}, outside the {tier.value} tier at "
-                f"{root}. Ids stay inside their tier: remove or fix that link. {ID_RULES}"
+                f"{root}. The store never reads or writes outside its tiers, so this doc cannot be used "
+                f"until that link is removed or points inside {root}."
             )
         try:
             return path, os.stat(real)
@@ -202,7 +162,7 @@ class Store:
                 return stat.S_ISREG(mode)
         try:
             status = self._probe(tier, doc_id)[1]
-        except (InvalidDocId, UnreadableDoc):
+        except (InvalidDocId, OutsideTier, UnreadableDoc):
             return False
         return status is not None and stat.S_ISREG(status.st_mode)
 
@@ -344,25 +304,52 @@ class Store:
         with self._lock.held():
             yield
 
-    def write_local(self, doc_id: str, text: str, *, crlf: bool = False, mode: int | None = None) -> DocFile:
+    def write_local(
+        self,
+        doc_id: str,
+        text: str,
+        *,
+        crlf: bool = False,
+        mode: int | None = None,
+        author: Author = PYTHON,
+        replaced: DocFile | object | None = _UNREAD,
+        restores: int | None = None,
+    ) -> DocFile:
         """Atomically write ``doc_id`` in the local tier; ``text`` uses '\\n', ``crlf`` restores CRLF.
 
         ``mode`` keeps the permissions of the file being replaced; None gives a new file's usual ones.
+        The history records the write first (``history``): by ``author``, replacing ``replaced``
+        (what the id read as, as the caller read it under the lock; read here when not given).
         """
         path, status = self._probe(Tier.LOCAL, doc_id)
         if status is not None and os.path.islink(path):
             path = os.path.realpath(path)  # keep the user's link; the probe checked it stays inside
         data = (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+        version = after = None
         with self.lock():
             directory = os.path.dirname(path)
             try:
+                if self.history is not None:
+                    if replaced is _UNREAD:
+                        replaced = self.read(Tier.LOCAL, doc_id) or self.read(Tier.SHIPPED, doc_id)
+                    assert replaced is None or isinstance(replaced, DocFile)
+                    local = replaced if replaced is not None and replaced.tier is Tier.LOCAL else None
+                    after = State(data, text, sha256_of(data), local=True)
+                    version = self.history.record(doc_id, local, replaced, after, author, restores)
                 if status is None and not os.path.isdir(directory):
                     os.makedirs(directory, exist_ok=True)
                 self._sweep_temp_files(directory)
                 atomic_write(path, data, mode)
             except OSError as err:
+                if version is not None and self.history is not None:
+                    self.history.forget(doc_id, version)  # the doc was not written: neither was this
                 raise write_failure(path, err) from err
-        return DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode)
+            if version is not None and self.history is not None:
+                self._commit(doc_id, version)
+        written = DocFile(doc_id, Tier.LOCAL, path, data, text, crlf, time.time(), mode, version)
+        if after is not None:
+            written._sha256 = after.sha256  # computed once, for the history
+        return written
 
     def _sweep_temp_files(self, directory: str) -> None:
         """Remove temp files a killed writer left (under the lock no live writer has one open)."""

@@ -14,6 +14,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .history_values import Author, HistoryView, VersionDiffView, VersionInfo, VersionView
 from .ids import relative_doc_path
 
 Tier = Literal["shipped", "local"]
@@ -164,9 +165,6 @@ class DiffView:
         return unified_diff(self.shipped_text, self.local_text, self.id, "shipped", "local")
 
 
-Read = DocView | IndexView | DiffView | OutlineView | SectionView | CollectionView
-
-
 @dataclass(frozen=True)
 class SearchLine:
     line: int  # 1-based, in the file
@@ -214,6 +212,7 @@ class FileChange:
     before_sha256: str | None
     after_sha256: str
     base_tier: Tier | None  # where ``before`` came from
+    version: int | None = None  # the version of this file's history the write recorded
 
     def diff(self) -> str:
         label = "shipped" if self.base_tier == "shipped" else "before"
@@ -233,9 +232,29 @@ class IndexMove:
 
 
 @dataclass(frozen=True)
+class LostEntry:
+    """An index entry an index write removed, or left in a line that no longer parses as one."""
+
+    id: str
+    line: int | None  # 0-based line of the new index.md still naming it (None: the line is gone)
+    text: str | None  # that line as it now reads
+
+
+@dataclass(frozen=True)
+class Shrink:
+    """A body write that more than halved a doc, and the version that holds the old text."""
+
+    lines_before: int
+    lines_after: int
+    chars_before: int
+    chars_after: int
+    version: int | None  # the version to restore (None: history is off)
+
+
+@dataclass(frozen=True)
 class WriteResult:
     id: str
-    outcome: Literal["created", "shadowed", "updated", "unchanged"]
+    outcome: Literal["created", "shadowed", "updated", "unchanged", "removed"]
     filed_under: str | None  # the heading a created doc's new entry went under
     already_listed: bool  # a created doc the index already had an entry for
     changes: tuple[FileChange, ...]  # the doc first, then the index when it was filed
@@ -245,6 +264,9 @@ class WriteResult:
     # A created doc filed under ## Unfiled: the edit that moves its entry under a heading of the
     # index's own (§2: the store never moves it by itself).
     move: IndexMove | None = None
+    lost_entries: tuple[LostEntry, ...] = ()  # an index write: entries it removed or broke
+    shrink: Shrink | None = None
+    restored: int | None = None  # the version a restore put back
 
     @property
     def sha256(self) -> str | None:
@@ -270,21 +292,28 @@ class ConfigView:
     user_config_file: str  # where the README says to set a value once for every surface
 
 
+Read = DocView | IndexView | DiffView | OutlineView | SectionView | CollectionView | HistoryView | VersionView
+
+
 @dataclass(frozen=True)
 class Hunk:
     index: int
     header: str
     lines: tuple[str, ...]  # ' ' context, '-' removed, '+' added
+    versions: tuple[int, ...] = ()  # the versions that made it (empty: before history was kept)
 
 
 @dataclass(frozen=True)
 class ReviewItem:
-    """One doc that changed since the user last reviewed it."""
+    """One doc that changed since the user last reviewed it, or a local copy worth dropping."""
 
     id: str
     sha256: str  # of the current text: what marking reviewed or reverting is based on
     base: Literal["reviewed", "shipped", "new"]  # what the hunks are against
     hunks: tuple[Hunk, ...]
+    changes: tuple[VersionInfo, ...] = ()  # who changed it and when: the versions its hunks came from
+    actions: tuple[str, ...] = ()  # what the panel offers: looks_good, revert, retire, drop
+    same_as_shipped: bool = False  # a local copy whose text equals the shipped text
 
 
 @dataclass(frozen=True)
@@ -334,7 +363,14 @@ VALUE_TYPES: dict[str, type] = {
         DiffView,
         FileChange,
         IndexMove,
+        LostEntry,
+        Shrink,
         WriteResult,
+        Author,
+        VersionInfo,
+        HistoryView,
+        VersionView,
+        VersionDiffView,
         Setting,
         ConfigView,
         Hunk,

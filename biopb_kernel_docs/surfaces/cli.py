@@ -18,19 +18,22 @@ from typing import Any, NoReturn
 from .._version import __version__
 from ..core.errors import DocsError, InvalidArguments, InvalidDocId
 from ..core.phrases import Surface
-from ..core.values import DocView, IndexView, OutlineView, SectionView, to_json
+from ..core.values import Author, DocView, IndexView, OutlineView, SectionView, to_json
 from ..text import render
 from . import operations
 from .operations import Operation
-from .settings import resolve
+from .settings import TRAITS, resolve
 
 PROGRAM = "biopb-kernel-docs"
+CLI_AUTHOR = Author("cli")
 STORE_OPTIONS = {"docs_local_dir": "DIR", "shipped_dir": "DIR", "shipped_version": "VERSION"}
 _TRAITLETS_FORM = re.compile(r"--DocStore\.([A-Za-z_]+)=(.*)", re.S)
 EXAMPLES = {
     "read": [
         "biopb-kernel-docs read flatfield",
         "biopb-kernel-docs read flatfield@diff",
+        "biopb-kernel-docs read flatfield@history             # its versions",
+        "biopb-kernel-docs read flatfield@v12                 # one version",
         "biopb-kernel-docs read 'flatfield#'                  # its outline",
         "biopb-kernel-docs read 'flatfield#Steps'             # one section",
         "biopb-kernel-docs read my-lab/                       # a collection",
@@ -41,6 +44,13 @@ EXAMPLES = {
         "biopb-kernel-docs search 'pixel size'",
         "biopb-kernel-docs search --regex 'np\\.(load|save)\\w*'",
     ],
+    "restore": [
+        "biopb-kernel-docs restore flatfield 12",
+        "biopb-kernel-docs restore index v3 --if-match SHA",
+    ],
+    "diff": ["biopb-kernel-docs diff flatfield 10", "biopb-kernel-docs diff flatfield 10 --newer 12"],
+    "retire": ["biopb-kernel-docs retire my-lab/old-protocol"],
+    "drop": ["biopb-kernel-docs drop flatfield"],
     "write": [
         "biopb-kernel-docs write my-lab/nuclei --body-file protocol.md",
         "biopb-kernel-docs write flatfield --old-file old.txt --new-file new.txt",
@@ -291,7 +301,8 @@ def _run_operation(op: Operation, namespace: argparse.Namespace, traitlets_form:
     resolved = resolve(_overrides(namespace, traitlets_form), "the command line")
     for warning in resolved.warnings:
         print(warning, file=sys.stderr)
-    docs = Docs(Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version), resolved.view)
+    store = Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version, resolved.history)
+    docs = Docs(store, resolved.view, CLI_AUTHOR)
     return _output(op, operations.run(docs, op.name, _arguments(op, namespace)), namespace)
 
 
@@ -365,9 +376,10 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = build_parser()
     rest, traitlets_form = _split_traitlets_form(sys.argv[1:] if argv is None else argv)
-    unknown = sorted(set(traitlets_form) - set(STORE_OPTIONS) - {"skills_local_dir"})
+    unknown = sorted(set(traitlets_form) - set(TRAITS))
     if unknown:
-        _fail(parser, f"DocStore has no trait {unknown[0]!r}; it has {', '.join(STORE_OPTIONS)}.")
+        known = ", ".join(name for name in TRAITS if name != "skills_local_dir")
+        _fail(parser, f"DocStore has no trait {unknown[0]!r}; it has {known}.")
     namespace = parser.parse_args(rest)
     if not hasattr(namespace, "operation"):
         _fail(parser, "Give a verb, e.g. `biopb-kernel-docs index`; `biopb-kernel-docs --help` lists them.")

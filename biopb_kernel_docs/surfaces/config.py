@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import threading
 
-from traitlets import Unicode, observe
+from traitlets import Int, Unicode, observe
 from traitlets.config import LoggingConfigurable
 
+from ..core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS
 from ..core.ops import Docs
-from ..core.store import Store
+from ..core.store import PYTHON, Store
+from ..core.values import Author
 from .settings import ALIAS_WARNING, TRAITS, Resolved, resolve
 
 
@@ -46,6 +48,20 @@ class DocStore(LoggingConfigurable):
         allow_none=True,
         help="Version the shipped tier is taken as, for the change manifest. Default: the installed "
         "package's version. For development and tests.",
+    ).tag(config=True)
+
+    history_max_versions = Int(
+        None,
+        allow_none=True,
+        help=f"Versions of each doc the history keeps (the oldest are dropped first). Default: "
+        f"{DEFAULT_MAX_VERSIONS}; 0 keeps no history.",
+    ).tag(config=True)
+
+    history_max_bytes = Int(
+        None,
+        allow_none=True,
+        help=f"Bytes the history keeps per doc (the oldest versions are dropped first). Default: "
+        f"{DEFAULT_MAX_BYTES} (2 MiB).",
     ).tag(config=True)
 
     def __init__(self, origin: str = "this process's configuration", **kwargs) -> None:
@@ -80,19 +96,21 @@ class DocStore(LoggingConfigurable):
 
     def open_store(self, resolved: Resolved | None = None) -> Store:
         resolved = resolved or self.resolve()
-        return Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version)
+        return Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version, resolved.history)
 
-    def docs(self) -> Docs:
+    def docs(self, author: Author = PYTHON) -> Docs:
         """A new caller's ``Docs`` over the configured tiers (each caller keeps its own)."""
         resolved = self.resolve()
-        return Docs(self.open_store(resolved), resolved.view)
+        return Docs(self.open_store(resolved), resolved.view, author)
 
-    def docs_for(self, caller: str) -> Docs:
-        """The ``Docs`` of a named caller, kept across calls (renewed when a trait changes)."""
+    def docs_for(self, caller: str, author: Author = PYTHON) -> Docs:
+        """The ``Docs`` of a named caller, kept across calls (renewed when a trait changes); its
+        writes are by ``author`` (a caller's calls run one at a time, so setting it is safe)."""
         known = self._callers.get(caller)
         if known is None:
             resolved = self.resolve()
-            known = Docs(self.open_store(resolved), resolved.view)
+            known = Docs(self.open_store(resolved), resolved.view, author)
             with self._lock:
                 known = self._callers.setdefault(caller, known)
+        known.author = author
         return known

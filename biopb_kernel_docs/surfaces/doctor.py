@@ -1,16 +1,23 @@
 """``biopb-kernel-docs doctor``: check the installation, and say how to fix what is wrong.
 
 Each check looks at the real thing: the kernel configuration IPython itself would load, the
-server extensions Jupyter Server would enable, the panel JupyterLab would find, the local
-directory, the shipped seed, and a kernel started the way a notebook starts one.
+server extensions Jupyter Server would enable, JupyterLab itself and the panel it would find,
+the local directory, the shipped seed, and a kernel started the way a notebook starts one.
+
+Checking changes nothing: no profile, runtime file or local docs directory is created (a missing
+IPython profile is looked at through an empty one, the kernel's runtime files go to a temporary
+directory), and a kernel warning a user cannot act on is not printed (the kernel's stderr is
+shown only when the kernel check fails).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +26,11 @@ from .settings import Resolved
 PACKAGE = "biopb_kernel_docs"
 LABEXTENSION = "biopb-kernel-docs"
 KERNEL_START_SECONDS = 60
+LAB_MINIMUM = (4, 6)
+LAB_FIX = 'pip install "biopb-kernel-docs[lab]" (JupyterLab into this environment: ' + sys.prefix + ")"
+# What a kernel prints at every start that no user can act on (ipykernel 7 on TCP, as jupyter_client
+# starts it); the check keeps it out of its report.
+UNACTIONABLE_KERNEL_WARNINGS = ("Kernel is running over TCP without encryption",)
 
 
 @dataclass(frozen=True)
@@ -29,10 +41,39 @@ class Check:
     fix: str = ""
 
 
+@contextlib.contextmanager
+def _profile_untouched() -> Iterator[dict[str, str]]:
+    """An environment in which IPython finds the user's profile if there is one, and otherwise an
+    empty one in a temporary directory (IPython would create the missing profile; the doctor
+    changes nothing). The runtime directory is temporary too."""
+    with tempfile.TemporaryDirectory(prefix="biopb-doctor-") as scratch:
+        (Path(scratch) / "runtime").mkdir()
+        env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(Path(scratch) / "runtime"))
+        # IPython's own lookup (get_ipython_dir) creates ~/.ipython; this one only looks.
+        ipython_dir = Path(os.environ.get("IPYTHONDIR") or Path.home() / ".ipython").expanduser()
+        if not (ipython_dir / "profile_default").is_dir():
+            env["IPYTHONDIR"] = str(Path(scratch) / "ipython")
+        saved = {name: os.environ.get(name) for name in ("IPYTHONDIR", "JUPYTER_RUNTIME_DIR")}
+        os.environ.update({name: env[name] for name in saved if name in env})
+        try:
+            yield env
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
 def _kernel_config() -> Check:
     from ipykernel.kernelapp import IPKernelApp
 
-    app = IPKernelApp()
+    with _profile_untouched():
+        return _kernel_config_check(IPKernelApp)
+
+
+def _kernel_config_check(kernel_app) -> Check:
+    app = kernel_app()
     app.init_profile_dir()
     app.init_config_files()
     app.load_config_file()
@@ -87,6 +128,24 @@ def _server_extension() -> Check:
         else "not enabled in any Jupyter config directory",
         f"jupyter server extension enable {PACKAGE}",
     )
+
+
+def _jupyterlab() -> Check:
+    """JupyterLab itself: without it, the panel has nowhere to show and `jupyter lab` is not found."""
+    try:
+        import jupyterlab
+    except ImportError:
+        return Check("jupyterlab", False, f"JupyterLab is not installed in {sys.prefix}", LAB_FIX)
+    version = getattr(jupyterlab, "__version__", "0")
+    parts = tuple(int(p) for p in version.split(".")[:2] if p.isdigit())
+    if parts < LAB_MINIMUM:
+        return Check(
+            "jupyterlab",
+            False,
+            f"JupyterLab {version} is installed; the panel needs {'.'.join(map(str, LAB_MINIMUM))} or newer",
+            LAB_FIX.replace("pip install", "pip install -U"),
+        )
+    return Check("jupyterlab", True, f"JupyterLab {version}: `jupyter lab` opens it with the panel")
 
 
 def _panel() -> Check:
@@ -170,42 +229,63 @@ def _seed(resolved: Resolved) -> Check:
 
 
 def _kernel_starts() -> Check:
-    from jupyter_client.manager import start_new_kernel
+    from jupyter_client.manager import KernelManager
 
-    try:
-        manager, client = start_new_kernel(kernel_name="python3", startup_timeout=KERNEL_START_SECONDS)
-    except Exception as err:  # whatever stops a kernel from starting is what the user must see
+    with _profile_untouched() as env, tempfile.TemporaryFile("w+b") as stderr:
+        manager = KernelManager(
+            kernel_name="python3", connection_file=str(Path(env["JUPYTER_RUNTIME_DIR"]) / "k.json")
+        )
+        try:
+            # No history database is written in the user's profile by this one check.
+            manager.start_kernel(extra_arguments=["--HistoryManager.enabled=False"], env=env, stderr=stderr)
+            client = manager.client()
+            client.start_channels()
+            client.wait_for_ready(timeout=KERNEL_START_SECONDS)
+        except Exception as err:  # whatever stops a kernel from starting is what the user must see
+            with contextlib.suppress(Exception):
+                manager.shutdown_kernel(now=True)
+            return Check(
+                "kernel",
+                False,
+                f"a python3 kernel did not start: {err}{_kernel_stderr(stderr)}",
+                "pip install ipykernel in this environment",
+            )
+        outputs: list[dict] = []
+        try:
+            reply = client.execute_interactive(
+                "print('read_doc' in get_ipython().magics_manager.magics['line'])",
+                timeout=KERNEL_START_SECONDS,
+                output_hook=outputs.append,
+            )
+        finally:
+            client.stop_channels()
+            manager.shutdown_kernel(now=True)
+        text = "".join(m["content"].get("text", "") for m in outputs if m["msg_type"] == "stream")
+        if reply["content"]["status"] == "ok" and text.strip() == "True":
+            return Check("kernel", True, "a new python3 kernel has %read_doc and %%write_doc")
         return Check(
             "kernel",
             False,
-            f"a python3 kernel did not start: {err}",
-            "pip install ipykernel in this environment",
+            f"a new python3 kernel started without the magics{_kernel_stderr(stderr)}",
+            "see the kernel config check above; %load_ext biopb_kernel_docs loads them by hand",
         )
-    outputs: list[dict] = []
-    try:
-        reply = client.execute_interactive(
-            "print('read_doc' in get_ipython().magics_manager.magics['line'])",
-            timeout=KERNEL_START_SECONDS,
-            output_hook=outputs.append,
-        )
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-    text = "".join(m["content"].get("text", "") for m in outputs if m["msg_type"] == "stream")
-    if reply["content"]["status"] == "ok" and text.strip() == "True":
-        return Check("kernel", True, "a new python3 kernel has %read_doc and %%write_doc")
-    return Check(
-        "kernel",
-        False,
-        "a new python3 kernel started without the magics",
-        "see the kernel config check above; %load_ext biopb_kernel_docs loads them by hand",
-    )
+
+
+def _kernel_stderr(stderr) -> str:
+    """What the kernel printed, less what no user can act on, to explain a failed check."""
+    stderr.seek(0)
+    lines = stderr.read().decode("utf-8", "replace").splitlines()
+    kept = [
+        line for line in lines if line.strip() and not any(w in line for w in UNACTIONABLE_KERNEL_WARNINGS)
+    ]
+    return ("; the kernel said: " + " / ".join(kept[-5:])) if kept else ""
 
 
 def run_checks(resolved: Resolved, *, start_kernel: bool = True) -> list[Check]:
     checks: list[Callable[[], Check]] = [
         _kernel_config,
         _server_extension,
+        _jupyterlab,
         _panel,
         lambda: _local_dir(resolved),
         lambda: _seed(resolved),

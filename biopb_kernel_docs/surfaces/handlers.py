@@ -21,8 +21,9 @@ from jupyter_server.utils import url_path_join
 from ..core.errors import DocsError, InternalError, InvalidArguments
 from ..core.ids import INDEX_ID
 from ..core.phrases import Surface, read
-from ..core.values import DiffView, WriteResult, to_json
+from ..core.values import DiffView, HistoryView, VersionDiffView, WriteResult, from_json, to_json
 from ..text.handshake import handshake
+from ..text.history import author_label, bounds_text
 from . import operations
 from .connect import connect_config
 
@@ -93,13 +94,27 @@ def _short(value: object) -> str:
 
 
 def _json(value: Any) -> Any:
-    """A value as JSON (plain data passes as it is), with the diffs a reader would otherwise compute."""
-    data = to_json(value)
-    if isinstance(value, DiffView):
+    """A value as JSON (plain data passes as it is), with what a reader would otherwise compute:
+    the diffs, each author's label (``claude-code 2.1 via MCP``), a history's bounds in words."""
+    data = _labelled(to_json(value))
+    if isinstance(value, DiffView | VersionDiffView):
         data["diff"] = value.diff()
     elif isinstance(value, WriteResult):
         data["diffs"] = [change.diff() for change in value.changes]
+    elif isinstance(value, HistoryView):
+        data["bounds"] = bounds_text(value)
     return data
+
+
+def _labelled(data: Any) -> Any:
+    if isinstance(data, list):
+        return [_labelled(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    labelled = {key: _labelled(item) for key, item in data.items()}
+    if data.get("type") == "Author":
+        labelled["label"] = author_label(from_json(data))
+    return labelled
 
 
 class IndexHandler(DocsHandler):

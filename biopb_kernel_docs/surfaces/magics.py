@@ -14,6 +14,7 @@ own words.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from typing import Any
@@ -23,6 +24,7 @@ from IPython.display import display
 
 from ..core.errors import DocsError
 from ..core.phrases import Surface
+from ..core.values import Author
 from ..text import render
 from ..text.notebook import markdown
 from . import operations
@@ -83,17 +85,36 @@ def _takes_cell(op: Operation) -> bool:
     return any(p.kind == "text" for p in op.parameters)
 
 
+def _options(op: Operation) -> list:
+    """Optional parameters given as ``--name VALUE`` (texts come from the cell, shas by --if-match,
+    flags are ``--name`` alone)."""
+    return [p for p in op.parameters if not p.required and p.kind not in ("text", "sha", "flag")]
+
+
 def _usage(op: Operation) -> str:
     flags = "".join(f" [--{p.name}]" for p in op.parameters if p.kind == "flag")
     positional = " ".join(
         p.name.upper() for p in op.parameters if p.required and p.kind not in ("text", "flag")
     )
+    options = "".join(f" [--{p.name} {p.name.upper()}]" for p in _options(op))
     sha = " [--if-match SHA]" if any(p.kind == "sha" for p in op.parameters) else ""
     if _takes_cell(op):
         return f"%%{op.magic} {positional} [--replace]{sha}"
     if any(p.kind == "query" for p in op.parameters):
         return f"%{op.magic}{flags} {positional}"
-    return f"%{op.magic} {positional}{sha}".rstrip()
+    return f"%{op.magic} {positional}{options}{sha}".rstrip()
+
+
+def magic_author() -> Author:
+    """The author of the magics' writes: ``magic``, in this kernel (its id, from the connection file)."""
+    try:
+        from ipykernel.connect import get_connection_file
+
+        name = os.path.basename(get_connection_file())
+    except (ImportError, RuntimeError):
+        return Author("magic")  # a plain IPython shell: no kernel to name
+    kernel_id = name.removeprefix("kernel-").removesuffix(".json")
+    return Author("magic", where=kernel_id or None)
 
 
 def _query_arguments(op: Operation, line: str) -> dict[str, Any]:
@@ -119,11 +140,12 @@ class DocsMagics:
     def __init__(self, shell, doc_store: DocStore) -> None:
         self.shell = shell
         self.doc_store = doc_store
+        self.author = magic_author()
 
     def run(self, op: Operation, line: str, cell: str | None = None) -> Any:
         arguments = self._arguments(op, line, cell)
         try:
-            return operations.run(self.doc_store.docs_for(USER_CALLER), op.name, arguments)
+            return operations.run(self.doc_store.docs_for(USER_CALLER, self.author), op.name, arguments)
         except DocsError as err:
             raise UsageError(err.text_for(Surface.NOTEBOOK)) from err
 
@@ -137,14 +159,15 @@ class DocsMagics:
         replace = "--replace" in words
         words = [w for w in words if w != "--replace"]
         arguments: dict[str, Any] = {}
-        if "--if-match" in words:
-            at = words.index("--if-match")
-            if at + 1 >= len(words):
-                raise UsageError(
-                    f"--if-match needs the sha256 of the text the write is based on. Usage: {_usage(op)}"
-                )
-            arguments["if_match"] = words[at + 1]
-            del words[at : at + 2]
+        named = [("--if-match", "if_match", "the sha256 of the text the write is based on")]
+        named += [(f"--{p.name}", p.name, p.help) for p in _options(op)]
+        for flag, name, what in named:
+            if flag in words:
+                at = words.index(flag)
+                if at + 1 >= len(words):
+                    raise UsageError(f"{flag} needs a value: {what} Usage: {_usage(op)}")
+                arguments[name] = words[at + 1]
+                del words[at : at + 2]
         positional = [p for p in op.parameters if p.required and p.kind != "text"]
         if (
             len(positional) == 1

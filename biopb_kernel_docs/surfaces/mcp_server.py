@@ -45,16 +45,26 @@ HANDSHAKE_SECONDS = 5.0
 Client = KernelDocsClient | InProcessDocsClient
 
 
-def _client_name(method: str, params: Any) -> str | None:
-    """The name a client declares: in initialize's clientInfo, or in a 2026-era request's _meta."""
+def _client_info(method: str, params: Any) -> dict[str, str] | None:
+    """The name and version a client declares: in initialize's clientInfo, or in any 2026-era
+    request's _meta (such a client stamps every request with it)."""
     if not isinstance(params, Mapping):
         return None
-    info = (
-        params.get("clientInfo")
-        if method == "initialize"
-        else (params.get("_meta") or {}).get(CLIENT_INFO_META_KEY)
-    )
-    return info.get("name") if isinstance(info, Mapping) else None
+    meta = params.get("_meta")
+    info = params.get("clientInfo") if method == "initialize" else None
+    if info is None and isinstance(meta, Mapping):
+        info = meta.get(CLIENT_INFO_META_KEY)
+    if not isinstance(info, Mapping) or not isinstance(info.get("name"), str):
+        return None
+    declared = {"name": info["name"]}
+    if isinstance(info.get("version"), str):
+        declared["version"] = info["version"]
+    return declared
+
+
+def _client_name(method: str, params: Any) -> str | None:
+    info = _client_info(method, params)
+    return info["name"] if info else None
 
 
 def tool_parameters(op: Operation) -> tuple[str, ...]:
@@ -87,7 +97,10 @@ def unknown_arguments(op: Operation, arguments: object) -> str | None:
 
 
 _STRING = {"type": "string"}
-_BOOLEAN = {"type": "boolean"}
+_SCHEMAS: dict[str, dict[str, Any]] = {
+    "flag": {"type": "boolean"},
+    "version": {"anyOf": [{"type": "integer"}, _STRING]},  # 12, or "v12" as the history shows it
+}
 
 
 def _tool_signature(op: Operation) -> inspect.Signature:
@@ -101,7 +114,7 @@ def _tool_signature(op: Operation) -> inspect.Signature:
     for p in op.parameters:
         if p.name not in tool_parameters(op):
             continue
-        plain = _BOOLEAN if p.kind == "flag" else _STRING
+        plain = _SCHEMAS.get(p.kind, _STRING)
         schema = plain if p.required else {"anyOf": [plain, {"type": "null"}]}
         annotation = Annotated[Any, WithJsonSchema(schema), Field(description=p.help)]
         default = inspect.Parameter.empty if p.required else (False if p.kind == "flag" else None)
@@ -138,6 +151,9 @@ class DocsBridge:
         self._bus = InMemorySubscriptionBus()
         self._handshake_subscribers: set[Any] = set()
         self._last_rendering: str | None = None
+        # Who the history records as the author of this server's writes: the client's declared
+        # name and version (a stdio server has one client; a 2026-era one restates it per request).
+        self.client: dict[str, str] | None = None
         self._listed_ids: tuple[str, ...] | None = None  # None: watch every local directory
         self.server = self._build()
 
@@ -202,6 +218,9 @@ class DocsBridge:
                 await self.kernel.close()
 
     async def _handshake_middleware(self, ctx: ServerRequestContext[Any, Any], call_next) -> Any:
+        declared = _client_info(ctx.method, ctx.params)
+        if declared is not None:
+            self.client = declared
         result = await call_next(ctx)
         if ctx.method in ("initialize", "server/discover") and isinstance(result, dict):
             result["instructions"] = await self.instructions_for(_client_name(ctx.method, ctx.params))
@@ -260,7 +279,7 @@ class DocsBridge:
         """The kernel's value as the agent's text; a refusal is a tool error whose text is the
         store's message, verbatim (a raised ToolError would reach the agent behind an SDK prefix)."""
         try:
-            value = await self.kernel.call(op.name, **arguments)
+            value = await self.kernel.call(op.name, client=self.client, **arguments)
         except DocsError as err:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=str(err))], is_error=True

@@ -20,11 +20,13 @@ from ..core.errors import (
     InvalidArguments,
     InvalidDocId,
     LimitExceeded,
+    OutsideTier,
     PartialWrite,
     StaleWrite,
     StoreUnavailable,
     UnreadableDoc,
 )
+from ..core.history import check_version_number
 from ..core.ops import Docs
 from ..core.review import ReviewedDocs
 from ..core.search import search_docs
@@ -34,21 +36,31 @@ from ..core.values import (
     DiffView,
     DocView,
     HandshakeView,
+    HistoryView,
     IndexView,
     OutlineView,
     ReviewView,
     SearchResult,
     SectionView,
+    VersionDiffView,
+    VersionView,
     WriteResult,
+)
+from ..text.tools import (
+    READ_DOC_DESCRIPTION,
+    RESTORE_DOC_DESCRIPTION,
+    SEARCH_DOCS_DESCRIPTION,
+    WRITE_DOC_DESCRIPTION,
 )
 
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
-# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "flag": true or false
-# (--name on the command line and in a magic); "query": a search (a magic takes the rest of its
-# line verbatim); "string": anything else.
-Kind = Literal["id", "text", "sha", "number", "flag", "query", "string"]
-# A number parameter (a character budget, a hunk position) is at most this, written in at most
-# NUMBER_DIGITS digits: far above any real value, far below what int() or repr() choke on.
+# "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "version": a version
+# number as the history shows it (12 or v12); "flag": true or false (--name on the command line
+# and in a magic); "query": a search (a magic takes the rest of its line verbatim); "string":
+# anything else.
+Kind = Literal["id", "text", "sha", "number", "version", "flag", "query", "string"]
+# A number parameter (a character budget, a hunk position, a version) is at most this, written in
+# at most NUMBER_DIGITS digits: far above any real value, far below what int() or repr() choke on.
 NUMBER_DIGITS = 9
 NUMBER_LIMIT = 10**NUMBER_DIGITS - 1
 
@@ -73,72 +85,21 @@ class Operation:
     mcp_description: str | None = None  # offered as an MCP tool, with this description
     magic: str | None = None  # offered as this IPython magic
     cli_verb: str | None = None  # offered as this command-line verb
+    user_only: bool = False  # the user's own action: never run for an agent (the kernel wire refuses it)
 
     def parameter(self, name: str) -> Parameter:
         return next(p for p in self.parameters if p.name == name)
 
 
-READ_DOC_DESCRIPTION = """\
-Read one doc of the biopb knowledge store you share with the user: its text under a one-line \
-header (origin shipped or local, when it was updated, and "shadows shipped" when your local copy \
-hides a shipped doc).
-
-- read_doc("index") re-renders the index the handshake showed: your entries with (missing) and \
-(local copy) markers, then two tails the loader adds: new shipped docs to file or ignore, and \
-local copies a release may have left behind.
-- read_doc("<id>@diff") diffs your local copy against the shipped text it shadows (it mixes your \
-edits with the release's).
-- read_doc("<id>#") outlines a doc: every heading, its length and the call that reads it; \
-read_doc("<id>#Steps/Confirm input") reads one section (case and punctuation ignored; \
-"#Example[2]" picks a repeated heading).
-- read_doc("<segment>/") lists the docs of a collection the index names as "- <segment>/: ...".
-- Ids look like "kernel" or "my-lab/nuclei". A doc links another as [[id]] or [[id#heading]]: \
-read_doc it when the step you are on depends on it.
-"""
-
-SEARCH_DOCS_DESCRIPTION = """\
-Find lines in the biopb docs: an exception's name, a config key, a log line, a function. Searches \
-the docs the index lists (and those under its collections) and the index itself.
-
-- Literal and case-insensitive; a query with an upper-case letter is case-sensitive.
-- regex=true takes an RE2 pattern (no backreferences or lookaround); a match stays within a line.
-- Returns matching lines grouped by doc and section, "L42: the line", each group with the \
-read_doc("<id>#<heading>") call that reads that section; at most 8 lines a doc and 40 in all.
-"""
-
-WRITE_DOC_DESCRIPTION = """\
-Write a doc of the biopb knowledge store you share with the user; returns the unified diff of \
-what changed.
-
-Before writing:
-- Write only a multi-step procedure that was validated end to end on the user's data.
-- Never write a dataset-specific one: no paths, sample names or numbers that fit one experiment.
-- Phrase the index hook (frontmatter description:, else the first paragraph) as the user's \
-request, e.g. "correct uneven illumination in my tiles".
-- Update an existing doc rather than write a near-duplicate: read the index first, and prefer an \
-old/new edit to a new file.
-- Verify that every name, flag or call the doc quotes still exists before relying on it: a local \
-doc has no contract test behind it.
-
-How to call:
-- write_doc(id, body=...) creates or replaces the doc; a new id gets a line under ## Unfiled in \
-the index. read_doc("authoring") has the shape: checkpoints, parameters as derivation rules.
-- write_doc(id, old=..., new=...) replaces exactly one occurrence of old, copied exactly from \
-read_doc without its header line; refused when old is absent or matches twice. Use it for edits, \
-the index included: write_doc("index", old="- x: ...", new="- x: ...").
-- Writing to a shipped id makes a local copy that shadows it; shipped text is never changed.
-- There is no delete: retire a doc by removing its index line, a shipped one by adding its id to \
-the ignored: line.
-- Limits: 300 lines and 64 KiB per doc, 1 KiB per index line, 200 index entries.
-"""
-
 _ID = Parameter("id", "id", True, 'A doc id such as "kernel" or "my-lab/nuclei"; "index" is the index.')
+_VERSION = Parameter("version", "version", True, "A version number from the doc's history, such as 12 (v12).")
 _IF_MATCH = Parameter(
     "if_match", "sha", False, "The sha256 of the text this write is based on; refused if it changed since."
 )
-_READ_ERRORS = (InvalidDocId, DocNotFound, UnreadableDoc, StoreUnavailable)
+_READ_ERRORS = (InvalidDocId, OutsideTier, DocNotFound, UnreadableDoc, StoreUnavailable)
 _WRITE_ERRORS = (
     InvalidDocId,
+    OutsideTier,
     InvalidArguments,
     DocNotFound,
     EditRefused,
@@ -176,9 +137,18 @@ OPERATIONS: dict[str, Operation] = {
             name="read_doc",
             summary="Read one doc under its header; 'index' is the rendered index, 'ID@diff' diffs a "
             "local copy against its shipped text, 'ID#' outlines a doc, 'ID#Heading' reads one section, "
-            "'SEGMENT/' lists a collection.",
+            "'SEGMENT/' lists a collection, 'ID@history' lists its versions, 'ID@v12' reads one.",
             parameters=(_ID,),
-            returns=(DocView, IndexView, DiffView, OutlineView, SectionView, CollectionView),
+            returns=(
+                DocView,
+                IndexView,
+                DiffView,
+                OutlineView,
+                SectionView,
+                CollectionView,
+                HistoryView,
+                VersionView,
+            ),
             errors=_READ_ERRORS,
             run=lambda docs, a: docs.read_doc(a["id"]),
             mcp_description=READ_DOC_DESCRIPTION,
@@ -220,6 +190,60 @@ OPERATIONS: dict[str, Operation] = {
             mcp_description=SEARCH_DOCS_DESCRIPTION,
             magic="search_docs",
             cli_verb="search",
+        ),
+        Operation(
+            name="restore_doc",
+            summary="Write an earlier version of a doc back (a new version); ID@history lists them.",
+            parameters=(_ID, _VERSION, _IF_MATCH),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.restore_doc(a["id"], a["version"], if_match=a.get("if_match")),
+            writes=True,
+            mcp_description=RESTORE_DOC_DESCRIPTION,
+            magic="restore_doc",
+            cli_verb="restore",
+        ),
+        Operation(
+            name="diff_versions",
+            summary="Diff two versions of a doc from its history, or one version against the current text.",
+            parameters=(
+                _ID,
+                Parameter("older", "version", True, "The earlier version, such as 10."),
+                Parameter("newer", "version", False, "The later version; none: the current text."),
+            ),
+            returns=(VersionDiffView,),
+            errors=_READ_ERRORS,
+            run=lambda docs, a: docs.diff_versions(a["id"], a["older"], a.get("newer")),
+            magic="diff_versions",
+            cli_verb="diff",
+        ),
+        Operation(
+            name="retire_doc",
+            summary="Retire a doc: remove its line from the index (the file stays, readable by id); a "
+            "shipped doc also goes on the ignored: line.",
+            parameters=(
+                _ID,
+                Parameter("if_match", "sha", False, "The sha256 of the index this is based on."),
+            ),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.retire_doc(a["id"], if_match=a.get("if_match")),
+            writes=True,
+            magic="retire_doc",
+            cli_verb="retire",
+        ),
+        Operation(
+            name="drop_local_copy",
+            summary="Remove a local copy whose text equals the shipped text, so the shipped doc (and its "
+            "later releases) is read again; recorded in the history.",
+            parameters=(_ID, _IF_MATCH),
+            returns=(WriteResult,),
+            errors=_WRITE_ERRORS,
+            run=lambda docs, a: docs.drop_local_copy(a["id"], if_match=a.get("if_match")),
+            writes=True,
+            magic="drop_local_copy",
+            cli_verb="drop",
+            user_only=True,
         ),
         Operation(
             name="index",
@@ -352,6 +376,8 @@ def run(docs: Docs, name: object, arguments: object) -> Any:
                 )
         elif parameter.kind == "number":
             checked[parameter.name] = whole_number(op, parameter, value)
+        elif parameter.kind == "version":
+            checked[parameter.name] = version_number(op, parameter, value)
         elif not isinstance(value, str):
             raise InvalidArguments(
                 f"{op.name}'s {parameter.name!r} must be a string, not {type(value).__name__}."
@@ -376,6 +402,18 @@ def whole_number(op: Operation, parameter: Parameter, value: object) -> int:
             f"with the digits 0-9, not {_shown(value)}."
         )
     return number
+
+
+def version_number(op: Operation, parameter: Parameter, value: object) -> int:
+    """``value`` as a version number: 12, "12" or "v12", from 1 to NUMBER_LIMIT (nine digits, as many
+    as a '@v12' read takes); checked like a whole number."""
+    try:
+        return check_version_number(value)
+    except InvalidArguments:
+        raise InvalidArguments(
+            f"{op.name}'s {parameter.name!r} must be a version number such as 12 (v12), from 1 to "
+            f"{NUMBER_LIMIT:,}, not {_shown(value)}."
+        ) from None
 
 
 def _shown(value: object) -> str:

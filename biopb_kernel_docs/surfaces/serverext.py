@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from tornado.ioloop import PeriodicCallback
@@ -20,12 +21,17 @@ from ..core.ids import INDEX_ID, is_valid_doc_id
 from ..core.index import parse_index
 from ..core.review import ReviewedDocs
 from ..core.store import Store, Tier
+from ..core.values import Author
 from .config import DocStore
 from .handlers import handlers
 
 EVENT_SCHEMA_ID = "https://biopb.org/schemas/kernel-docs/changed"
 EVENT_SCHEMA = Path(__file__).resolve().parents[1] / "events" / "changed.yaml"
 POLL_SECONDS = 0.25
+# Callers remembered at once. A server reached by token alone sees a new anonymous user per
+# request; without a bound each would keep its Docs (and what it read) for the server's life.
+# The one forgotten longest ago goes first: it loses only its implicit stale-write guard.
+MAX_CALLERS = 256
 
 
 class DocsService:
@@ -33,20 +39,28 @@ class DocsService:
 
     def __init__(self, doc_store: DocStore, event_logger) -> None:
         resolved = doc_store.resolve()
-        self.store = Store(resolved.shipped_dir, resolved.local_dir, resolved.shipped_version)
+        self.store = Store(
+            resolved.shipped_dir, resolved.local_dir, resolved.shipped_version, resolved.history
+        )
         self.config = resolved.view
         self.event_logger = event_logger
-        self._callers: dict[str, ReviewedDocs] = {}
+        self._callers: OrderedDict[str, ReviewedDocs] = OrderedDict()
         self._lock = threading.Lock()
         self._index_stat: tuple[int, int, int] | None = None
         self._listed: tuple[str, ...] = ()
         self._seen = self._fingerprint()
 
     def docs_for(self, user: str) -> ReviewedDocs:
+        """The user's ``Docs``: one caller per Jupyter user, whose writes the history records as the
+        panel's, by that user."""
         with self._lock:
-            if user not in self._callers:
-                self._callers[user] = ReviewedDocs(self.store, self.config)
-            return self._callers[user]
+            docs = self._callers.get(user)
+            if docs is None:
+                docs = self._callers[user] = ReviewedDocs(self.store, self.config, Author("panel", name=user))
+                while len(self._callers) > MAX_CALLERS:
+                    self._callers.popitem(last=False)
+            self._callers.move_to_end(user)
+            return docs
 
     def _fingerprint(self) -> dict[str, tuple[int, int, int]]:
         return {path: rest for path, *rest in self.store.fingerprint(self._listed_ids())}

@@ -21,11 +21,13 @@ from pathlib import Path
 
 from .._version import __version__
 from ..core.errors import StoreUnavailable
+from ..core.history import HistoryLimits
 from ..core.values import ConfigView, Setting
 
 CONFIG_NAME = "biopb_kernel_docs_config"
 SECTION = "DocStore"
-TRAITS = ("docs_local_dir", "skills_local_dir", "shipped_dir", "shipped_version")
+HISTORY_TRAITS = ("history_max_versions", "history_max_bytes")
+TRAITS = ("docs_local_dir", "skills_local_dir", "shipped_dir", "shipped_version", *HISTORY_TRAITS)
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 ALIAS_WARNING = (
     "DocStore.skills_local_dir is deprecated and will be removed in the next release; use "
@@ -101,6 +103,23 @@ class Resolved:
     shipped_version: str
     view: ConfigView
     warnings: tuple[str, ...]
+    history: HistoryLimits
+
+
+def _whole_number(name: str, chosen: Mapping[str, tuple[str, str]], default: int) -> int:
+    if name not in chosen:
+        return default
+    value, source = chosen[name]
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise StoreUnavailable(
+            f"DocStore.{name} must be a whole number (0 or more), not {value!r} (from {source}). Fix it "
+            "there; biopb-kernel-docs config shows every setting and where it came from."
+        )
+    return number
 
 
 def resolve(overrides: Mapping[str, str | None], origin: str) -> Resolved:
@@ -122,7 +141,18 @@ def resolve(overrides: Mapping[str, str | None], origin: str) -> Resolved:
     local = expand(chosen["docs_local_dir"][0]) if "docs_local_dir" in chosen else default_local_dir()
     shipped = expand(chosen["shipped_dir"][0]) if "shipped_dir" in chosen else default_shipped_dir()
     version = chosen["shipped_version"][0] if "shipped_version" in chosen else __version__
-    values = {"docs_local_dir": str(local), "shipped_dir": str(shipped), "shipped_version": version}
+    defaults = HistoryLimits()
+    history = HistoryLimits(
+        _whole_number("history_max_versions", chosen, defaults.max_versions),
+        _whole_number("history_max_bytes", chosen, defaults.max_bytes),
+    )
+    values = {
+        "docs_local_dir": str(local),
+        "shipped_dir": str(shipped),
+        "shipped_version": version,
+        "history_max_versions": str(history.max_versions),
+        "history_max_bytes": str(history.max_bytes),
+    }
     settings = tuple(
         Setting(name, value, chosen[name][1] if name in chosen else "default")
         for name, value in values.items()
@@ -131,4 +161,4 @@ def resolve(overrides: Mapping[str, str | None], origin: str) -> Resolved:
     view = ConfigView(
         str(local), str(shipped), version, __version__, settings, found, str(user_config_file())
     )
-    return Resolved(local, shipped, version, view, warnings)
+    return Resolved(local, shipped, version, view, warnings, history)

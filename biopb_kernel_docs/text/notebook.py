@@ -19,12 +19,16 @@ from ..core.values import (
     ConfigView,
     DiffView,
     DocView,
+    HistoryView,
     IndexView,
     OutlineView,
     SearchResult,
     SectionView,
+    VersionDiffView,
+    VersionView,
     WriteResult,
 )
+from .history import history_text, version_diff_text, version_header, version_line
 from .render import (
     MARKERS,
     NO_DIFFERENCES,
@@ -154,6 +158,28 @@ def write_markdown(result: WriteResult) -> str:
     return "\n\n".join(parts)
 
 
+def history_markdown(view: HistoryView) -> str:
+    """The versions as a list, newest first, under the bounds that keep them."""
+    if not view.enabled or not view.versions:
+        return render(history_text(view), Surface.NOTEBOOK)
+    head, _, rest = render(history_text(view), Surface.NOTEBOOK).partition("\n\n")
+    items = "\n".join(f"- {version_line(v)}" for v in view.versions)
+    hint = rest.partition("\n\n")[2].strip()
+    return "\n\n".join(part for part in (f"*{head[1:-1]}*", items, hint) if part)
+
+
+def version_markdown(view: VersionView) -> str:
+    header = f"*{render(version_header(view), Surface.NOTEBOOK)[1:-1]}*"
+    if view.text is None:
+        return f"{header}\n\nThis version keeps no text."
+    return f"{header}\n\n{_fenced(view.text, 'markdown')}"
+
+
+def version_diff_markdown(view: VersionDiffView) -> str:
+    head, _, diff = version_diff_text(view).partition("\n\n")
+    return f"*{head[1:-1]}*\n\n{_fenced(diff, 'diff') if view.diff() else diff}"
+
+
 def config_markdown(view: ConfigView) -> str:
     rows = "\n".join(f"| {s.name} | `{s.value}` | {s.source} |" for s in view.settings)
     files = (
@@ -182,6 +208,12 @@ def markdown(value: object) -> str:
         return search_markdown(value)
     if isinstance(value, WriteResult):
         return write_markdown(value)
+    if isinstance(value, HistoryView):
+        return history_markdown(value)
+    if isinstance(value, VersionView):
+        return version_markdown(value)
+    if isinstance(value, VersionDiffView):
+        return version_diff_markdown(value)
     if isinstance(value, ConfigView):
         return config_markdown(value)
     raise TypeError(f"no notebook rendering for {type(value).__name__}")

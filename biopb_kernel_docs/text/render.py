@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from ..core.ids import INDEX_ID
 from ..core.index import MARKER_TEXT, UNFILED_HEADING
-from ..core.phrases import Surface, read, read_diff, render, replace_call, write_body, write_replace
+from ..core.phrases import (
+    Surface,
+    read,
+    read_diff,
+    read_history,
+    read_version,
+    render,
+    replace_call,
+    restore,
+    write_body,
+    write_replace,
+)
 from ..core.values import (
     CollectionView,
     ConfigView,
     DiffView,
     DocView,
+    HistoryView,
     IndexMove,
     IndexView,
     OutlineView,
@@ -22,8 +34,11 @@ from ..core.values import (
     SearchGroup,
     SearchResult,
     SectionView,
+    VersionDiffView,
+    VersionView,
     WriteResult,
 )
+from .history import history_text, version_diff_text, version_text
 
 MARKERS = MARKER_TEXT
 NEW_TAIL_TITLE = "## New shipped docs"
@@ -161,6 +176,9 @@ def diff_header(view: DiffView) -> str:
     )
 
 
+# -- the index and docs --------------------------------------------------------------------------------
+
+
 def _tail(title: str, instruction: str, items: list[str]) -> list[str]:
     return ["", title, instruction, *items] if items else []
 
@@ -198,22 +216,68 @@ def read_text(value: Read, surface: Surface = Surface.AGENT, *, ignored_as_count
         return f"{section_header(value, surface)}\n\n{value.text}"
     if isinstance(value, CollectionView):
         return collection_text(value, surface)
+    if isinstance(value, HistoryView):
+        return render(history_text(value), surface)
+    if isinstance(value, VersionView):
+        return render(version_text(value), surface)
     return f"{doc_header(value, surface)}\n\n{value.text}"
 
 
 def write_summary(result: WriteResult) -> str:
-    summary = _write_outcome(result)
+    """What the write did, how it read a quote of the rendered index, then what it may have done
+    that was not meant (a shrink, lost entries)."""
+    parts = [_outcome(result)]
     if result.rendered_markers:
         markers = " and ".join(result.rendered_markers)
-        summary += (
-            f" Your old/new text quoted the rendered index: its {markers} marker is added by the "
+        parts.append(
+            f"Your old/new text quoted the rendered index: its {markers} marker is added by the "
             "loader and is not in index.md, so the edit was applied to the file's own text, without it."
         )
-    return summary
+    return " ".join([*parts, *_warnings(result)])
 
 
-def _write_outcome(result: WriteResult) -> str:
+def _warnings(result: WriteResult) -> list[str]:
+    found = []
+    shrink = result.shrink
+    if shrink is not None:
+        back = (
+            f"If that was not meant, {restore(result.id, shrink.version)} brings the old text back "
+            f"({read_version(result.id, shrink.version)} shows it)."
+            if shrink.version is not None
+            else "No history is kept here, so the old text is only in the diff below."
+        )
+        found.append(
+            f"This write shrank {result.id!r} to less than half: from {shrink.lines_before} to "
+            f"{shrink.lines_after} lines ({shrink.chars_before:,} to {shrink.chars_after:,} "
+            f"characters). {back}"
+        )
+    broken = [lost for lost in result.lost_entries if lost.line is not None]
+    gone = [lost.id for lost in result.lost_entries if lost.line is None]
+    for lost in broken:
+        found.append(
+            f"The index no longer lists {lost.id!r}: line {lost.line + 1} ({lost.text!r}) is not an entry "
+            "any more, since an entry is '- <id>: <hook>' with a colon right after the id. Put the colon "
+            f"back with {write_replace(INDEX_ID)} unless that was meant."
+        )
+    if gone:
+        named = ", ".join(repr(i) for i in gone)
+        found.append(
+            f"The index no longer lists {named}: {'its line is' if len(gone) == 1 else 'their lines are'} "
+            "gone (retired: a local doc stays readable by id; a shipped one shows in the New shipped "
+            f"docs tail again unless it is on the ignored: line). {read_history(INDEX_ID)} has the old index."
+        )
+    return found
+
+
+def _outcome(result: WriteResult) -> str:
     doc_id = result.id
+    if result.outcome == "removed":
+        return (
+            f"Dropped the local copy of {doc_id!r}: it reads the shipped text again, and every later "
+            f"release of it. {read_history(doc_id)} keeps the copy's versions."
+        )
+    if result.restored is not None and result.outcome != "unchanged":
+        return f"Restored {doc_id!r} to the text of v{result.restored} (a new version; nothing was lost)."
     if result.outcome == "unchanged":
         return f"No change: {doc_id!r} already has this text, so nothing was written."
     if result.outcome == "shadowed":
@@ -270,6 +334,8 @@ def text(value: object, surface: Surface = Surface.AGENT, *, ignored_as_count: b
         return config_text(value)
     if isinstance(value, SearchResult):
         return search_text(value, surface)
-    if isinstance(value, DocView | IndexView | DiffView | OutlineView | SectionView | CollectionView):
+    if isinstance(value, VersionDiffView):
+        return version_diff_text(value)
+    if isinstance(value, Read):
         return read_text(value, surface, ignored_as_count=ignored_as_count)
     raise TypeError(f"no text rendering for {type(value).__name__}")

@@ -1,0 +1,426 @@
+"""Every write keeps the text it replaced: numbered versions of each doc, with who wrote them and when.
+
+Where. ``.history/`` in the local tier, beside the docs and never one of them: a hidden folder,
+so it is not listed, not counted by a cap, not readable as an id (an id starts with a letter,
+digit or '_'), not in the manifest and not in the watchers' fingerprint. Each doc has a folder,
+``.history/<id>@/``: '@' is outside the id charset, so the folder of ``a`` never meets the
+folder of an id ``a/b`` (``.history/a/b@/``).
+
+The file format (a JSON header line, then the doc's bytes, checksummed) is ``version_file``'s.
+
+Why one file per version rather than an append-only log: a version is one file, whole or
+removed, with no torn tail to find and cut inside a log; dropping the oldest is one unlink, never
+a rewrite of a log that is 2 MiB at its bound; and a reader needs no offsets. The price is a
+directory of up to 100 small files per doc, listed (with a stat each, for the byte bound) once
+per process: while the doc stays in the newest version's state and no later version appears
+(two failed stats), a process reuses what it listed, so a run of writes costs no listing.
+
+Order and crash safety. A write runs under the store's lock, in this order:
+
+1. *settle* the doc's history against its file on disk (below);
+2. drop the oldest versions the bounds require;
+3. write the new version as ``<number>.pending`` (in place: cut short, it does not verify);
+4. write the doc: temp file, fsync, rename, fsync of its directory;
+5. *commit* the version: rename it without ``.pending``.
+
+A SIGKILL can land anywhere. Before 4's rename, the pending version (whole or cut short) is
+ahead of the doc: settling finds a pending version the doc does not match, a write that never
+landed, and removes it. Between 4 and 5, settling finds a pending version the doc matches, and
+commits it. After 5, both happened. Only a pending version is ever removed this way, so a
+committed one is never mistaken for a write that failed (a doc created, then deleted by hand,
+keeps its version). Every look at a history settles it first, under the lock, so no reader sees
+a version that does not match the doc.
+
+Settling also records what happened outside the store: a committed newest version the doc no
+longer matches was followed by an edit made elsewhere (an editor, a script, a deletion), which
+is recorded as an ``outside edit``, timed by the file's modification time. The store looks
+before every write and whenever a history is read.
+
+The version file is not fsynced (the doc still is): a SIGKILL cannot lose it, since the page
+cache outlives the process, and an fsync of it costs about as much as the whole write it would
+guard (measured). After a power loss the newest version may be missing or fail its checksum;
+settling then records the doc as an outside edit: attribution can be lost, consistency cannot.
+
+Bounds. At most ``max_versions`` versions and ``max_bytes`` bytes per doc (100 and 2 MiB by
+default, ``DocStore.history_max_versions``/``history_max_bytes``); the oldest are dropped
+first, before the new version is written, so a kill never leaves more. A version whose text
+alone exceeds the byte bound keeps its header (who, when, the sha256s) without the text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .blame import line_delta
+from .errors import DocNotFound, InvalidArguments
+from .files import TEMP_PREFIX, TEMP_SUFFIX
+from .phrases import read_history
+from .values import Author
+from .version_file import (
+    EARLIER,
+    OUTSIDE,
+    PENDING_SUFFIX,
+    SHIPPED,
+    Entry,
+    Header,
+    State,
+    encode,
+    header_of,
+    load,
+    number_of,
+)
+
+if TYPE_CHECKING:
+    from .store import DocFile
+
+HISTORY_DIR = ".history"
+FOLDER_SUFFIX = "@"
+DEFAULT_MAX_VERSIONS = 100
+DEFAULT_MAX_BYTES = 2 * 1024 * 1024
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+@dataclass(frozen=True)
+class HistoryLimits:
+    max_versions: int = DEFAULT_MAX_VERSIONS
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass
+class _Known:
+    """What this process last saw of a doc's history: still true while the doc is in the newest
+    version's state and no version after it exists (only a write, under the lock, adds one)."""
+
+    entries: list[Entry]
+    head: Header | None
+
+
+class History:
+    """The versions of one local tier's docs. Every method runs under the store's lock."""
+
+    def __init__(self, local_root: str, limits: HistoryLimits) -> None:
+        self.root = os.path.join(local_root, HISTORY_DIR)
+        self.limits = limits
+        self._swept: set[str] = set()
+        self._pending: dict[str, Entry] = {}  # the version each doc's write in progress recorded
+        self._known: dict[str, _Known] = {}
+
+    def folder(self, doc_id: str) -> str:
+        return os.path.join(self.root, *doc_id.split("/")) + FOLDER_SUFFIX
+
+    def exists(self, doc_id: str) -> bool:
+        return os.path.isdir(self.folder(doc_id))
+
+    # -- the files -------------------------------------------------------------------------------
+
+    def _entries(self, folder: str) -> list[Entry]:
+        """Each version file, oldest first. Temp files a killed writer left are swept (under the
+        lock no live writer has one open)."""
+        try:
+            names = os.listdir(folder)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        found = []
+        sweep = folder not in self._swept
+        for name in names:
+            numbered = number_of(name)
+            if numbered is not None:
+                try:
+                    size = os.stat(os.path.join(folder, name)).st_size
+                except FileNotFoundError:
+                    continue
+                found.append(Entry(numbered[0], size, numbered[1]))
+            elif sweep and name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+        self._swept.add(folder)
+        found.sort()
+        return found
+
+    @staticmethod
+    def _remove(folder: str, entry: Entry) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(folder, entry.name))
+
+    @staticmethod
+    def _commit(folder: str, entries: list[Entry], entry: Entry) -> None:
+        committed = entry._replace(pending=False)
+        os.replace(os.path.join(folder, entry.name), os.path.join(folder, committed.name))
+        entries[entries.index(entry)] = committed
+
+    # -- settling ----------------------------------------------------------------------------------
+
+    def settle(self, doc_id: str, local: DocFile | None) -> tuple[list[Entry], Header | None]:
+        """Bring the history in line with the doc's local file (``local``; None: there is none).
+
+        A pending newest version whose text the doc now has landed: it is committed. One whose
+        text the doc does not have never landed (killed between the two renames): it is removed.
+        A file that does not verify is removed. A committed newest version the doc no longer
+        matches was changed outside the store: that is recorded as an outside edit. Returns the
+        version files and the newest header.
+
+        What this process saw last time is used again when it still holds: the doc is still in
+        the newest version's state and no later version exists (two failed stats), so a run of
+        writes lists the folder once, not at every write.
+        """
+        folder = self.folder(doc_id)
+        state = local.sha256 if local is not None else None
+        known = self._known.get(doc_id)
+        if known is not None and known.head is not None and known.head.state == state:
+            following = os.path.join(folder, f"{known.head.number + 1:08d}")
+            if not os.path.lexists(following) and not os.path.lexists(following + PENDING_SUFFIX):
+                return known.entries, known.head
+        entries = self._entries(folder)
+        head = self._settle(folder, entries, local, state)
+        self._known[doc_id] = _Known(entries, head)
+        return entries, head
+
+    def _settle(
+        self, folder: str, entries: list[Entry], local: DocFile | None, state: str | None
+    ) -> Header | None:
+        while entries:
+            entry = entries[-1]
+            parsed = load(folder, entry)
+            if parsed is None or (entry.pending and parsed[0].state != state):
+                self._remove(folder, entry)  # cut short or zeroed, or a write that never landed
+                entries.pop()
+                continue
+            head, data = parsed
+            if entry.pending:
+                self._commit(folder, entries, entry)
+            if head.state == state:
+                return head
+            previous = data.decode("utf-8", "replace") if data is not None else None
+            after = State.of(local) if local is not None else None
+            when = local.mtime if local is not None else time.time()
+            return self._append(folder, entries, head.number + 1, OUTSIDE, head, previous, after, None, when)
+        return None
+
+    # -- recording ---------------------------------------------------------------------------------
+
+    def record(
+        self,
+        doc_id: str,
+        local: DocFile | None,
+        replaced: DocFile | None,
+        after: State | None,
+        author: Author,
+        restores: int | None = None,
+    ) -> int:
+        """Record a write about to land, as a *pending* version: ``replaced`` (what the id read as:
+        the local file, or the shipped text a first copy shadows) becomes ``after``. Called under
+        the lock, before the doc's rename; ``commit`` follows the rename. Returns its number."""
+        folder = self.folder(doc_id)
+        entries, head = self.settle(doc_id, local)
+        self._known.pop(doc_id, None)  # changing: what is known is set again once it lands
+        before = State.of(replaced) if replaced is not None else None
+        if (
+            before is not None
+            and (head is None or head.after != before.sha256)
+            and (after is None or before.data != after.data)
+        ):
+            # Keep the text this write replaces where no version holds it yet: a local text from
+            # before history was kept, or the shipped text a copy shadows (a release may change it).
+            origin = EARLIER if before.local else SHIPPED
+            number = head.number + 1 if head is not None else 1
+            head = self._append(folder, entries, number, origin, head, None, before, None, replaced.mtime)
+        number = head.number + 1 if head is not None else 1
+        previous_text = before.text if before is not None else None
+        written = self._append(
+            folder, entries, number, author, head, previous_text, after, restores, time.time(), before, True
+        )
+        self._pending[doc_id] = entries[-1]
+        self._known[doc_id] = _Known(entries, written)
+        return number
+
+    def commit(self, doc_id: str, number: int) -> None:
+        """The doc's rename landed: version ``number`` is no longer pending. A kill before this
+        leaves it pending, and the next settling commits it all the same (the doc matches it)."""
+        folder = self.folder(doc_id)
+        recorded = self._pending.pop(doc_id, None)
+        known = self._known.get(doc_id)
+        if (
+            recorded is not None
+            and recorded.number == number
+            and known is not None
+            and known.entries[-1] == recorded
+        ):
+            self._commit(folder, known.entries, recorded)
+            return
+        self._known.pop(doc_id, None)
+        entries = self._entries(folder)
+        for entry in entries:
+            if entry.number == number and entry.pending:
+                self._commit(folder, entries, entry)
+
+    def forget(self, doc_id: str, number: int) -> None:
+        """Remove pending version ``number``: its doc write failed (a full disk, say). Best effort:
+        were it left, the next settling would remove it all the same."""
+        folder = self.folder(doc_id)
+        self._pending.pop(doc_id, None)
+        self._known.pop(doc_id, None)
+        for entry in self._entries(folder):
+            if entry.number == number and entry.pending:
+                self._remove(folder, entry)
+
+    def _append(
+        self,
+        folder: str,
+        entries: list[Entry],
+        number: int,
+        author: Author,
+        head: Header | None,
+        previous_text: str | None,
+        after: State | None,
+        restores: int | None,
+        when: float,
+        prior: State | None = None,
+        pending: bool = False,
+    ) -> Header:
+        """Write version ``number`` (dropping the oldest first, as the bounds require)."""
+        if prior is None and head is not None:
+            before_sha, local_before = head.after, head.local_after
+        else:
+            before_sha = prior.sha256 if prior is not None else None
+            local_before = prior.local if prior is not None else False
+        added, removed = line_delta(previous_text, after.text if after is not None else None)
+        raw, data = encode(
+            number,
+            when,
+            author,
+            before_sha,
+            local_before,
+            after,
+            added,
+            removed,
+            restores,
+            self.limits.max_bytes,
+        )
+        entry = Entry(number, len(data), pending)
+        self._make_room(folder, entries, entry.size)
+        # A pending version is written in place: one cut short by a kill does not verify and is
+        # removed at the next settling. A version written committed (an observation, which
+        # settling would keep) goes through a temp file and a rename, so it is whole or absent.
+        path = os.path.join(folder, entry.name)
+        target = (
+            path if pending else os.path.join(folder, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
+        )
+        try:
+            fd = os.open(target, _NEW_FILE, 0o666)
+        except FileNotFoundError:  # the doc's first version (or its folder was removed by hand)
+            os.makedirs(folder, exist_ok=True)
+            fd = os.open(target, _NEW_FILE, 0o666)
+        except FileExistsError:  # a pending file of a writer that died, not yet settled away
+            os.unlink(target)
+            fd = os.open(target, _NEW_FILE, 0o666)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            if target != path:
+                os.replace(target, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(target)
+            raise
+        entries.append(entry)
+        return header_of(raw, entry.size)
+
+    def _make_room(self, folder: str, entries: list[Entry], incoming: int) -> None:
+        """Drop the oldest versions until one more of ``incoming`` bytes fits both bounds."""
+        total = sum(entry.size for entry in entries)
+        while entries and (
+            len(entries) + 1 > self.limits.max_versions or total + incoming > self.limits.max_bytes
+        ):
+            oldest = entries.pop(0)
+            self._remove(folder, oldest)
+            total -= oldest.size
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    def headers(self, doc_id: str, local: DocFile | None) -> list[Header]:
+        """Every kept version's header, oldest first, after settling."""
+        folder = self.folder(doc_id)
+        entries, _ = self.settle(doc_id, local)
+        found = []
+        for entry in entries:
+            parsed = load(folder, entry, whole=False)
+            if parsed is not None:
+                found.append(parsed[0])
+        return found
+
+    def texts(self, doc_id: str, local: DocFile | None) -> list[tuple[Header, bytes | None]]:
+        """Every kept version with its text (None where not kept), oldest first, after settling."""
+        folder = self.folder(doc_id)
+        entries, _ = self.settle(doc_id, local)
+        return [parsed for parsed in (load(folder, entry) for entry in entries) if parsed is not None]
+
+    def version(self, doc_id: str, number: int, local: DocFile | None) -> tuple[Header, bytes | None]:
+        """One version and its text (None when it was over the byte bound)."""
+        folder = self.folder(doc_id)
+        entries, _ = self.settle(doc_id, local)
+        for entry in entries:
+            if entry.number == number:
+                parsed = load(folder, entry)
+                if parsed is not None:
+                    return parsed
+        kept = [entry.number for entry in entries]
+        if not kept:
+            raise no_versions(doc_id, enabled=True)
+        if number > kept[-1]:
+            why = f"the newest is v{kept[-1]}"
+        else:
+            why = f"older ones are dropped first, past the bounds; the oldest kept is v{kept[0]}"
+        raise DocNotFound(f"{doc_id!r} has no version {number}: {why}. {read_history(doc_id)} lists them.")
+
+
+def no_versions(doc_id: str, enabled: bool) -> DocNotFound:
+    if not enabled:
+        return DocNotFound(
+            "No history is kept here: DocStore.history_max_versions is 0. Set it to keep versions "
+            "(100 by default)."
+        )
+    return DocNotFound(
+        f"{doc_id!r} has no versions kept: it has not been written through the store since history "
+        f"began. {read_history(doc_id)} lists versions once it has."
+    )
+
+
+MAX_VERSION_DIGITS = 9  # as many as a '@v123456789' view takes
+
+
+def check_version_number(value: object) -> int:
+    """A version number as a surface may pass it: 12, "12" or "v12" (ASCII digits, at most nine).
+
+    ``str.isdigit`` would let '²' through to ``int``, and ``str()`` of a huge int fails: a bad
+    version is the caller's mistake, never a crash.
+    """
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str):
+        text = value.strip()
+        text = text[1:] if text[:1] in ("v", "V") else text
+        if 0 < len(text) <= MAX_VERSION_DIGITS and text.isascii() and text.isdigit():
+            number = int(text)
+    if number is None or not 1 <= number < 10**MAX_VERSION_DIGITS:
+        raise InvalidArguments(
+            f"A version is a number such as 12 (shown as v12), from 1 to {10**MAX_VERSION_DIGITS - 1:,}, "
+            f"not {_shown(value)}."
+        )
+    return number
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return "a number that large"  # repr() of a huge int is slow, or refused outright
+    text = repr(value) if isinstance(value, str | int | float) else f"a {type(value).__name__}"
+    return text if len(text) <= 40 else f"{text[:36]}..."

@@ -1,0 +1,232 @@
+"""One version file of the history (``history``): its name, its header line, its checksum.
+
+Format. One file per version, named by its number zero-padded to 8 digits, with ``.pending``
+appended until the write it records has landed. Its first line is a JSON header: the number, the
+time, who wrote it, the sha256 of the doc before and after, the lines added and removed, whether
+a local file holds the text; the rest is the doc's bytes after the version, exactly as the file
+held them. The header's ``after`` is the sha256 of those bytes, so each file carries its own
+checksum: a file cut short or filled with zeros (a kill, a power loss) does not verify and is
+treated as absent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+from .errors import DocsError
+from .files import read_regular
+from .values import Author, VersionInfo
+
+if TYPE_CHECKING:
+    from .store import DocFile
+
+FORMAT = 1
+PENDING_SUFFIX = ".pending"  # a version whose doc rename is not known to have landed
+HEADER_PROBE = 4096  # a header is well under this; a listing reads no further
+
+# Who wrote a version. The first group are writes through the store; the others are what the
+# store saw on disk (they cannot "not land": they record a state that was already there).
+WRITERS = frozenset({"mcp", "magic", "panel", "cli", "python", "loader"})
+OUTSIDE = Author("outside")  # an edit made outside the store (an editor on the file)
+EARLIER = Author("earlier")  # a local file's text from before history was kept
+SHIPPED = Author("shipped")  # the shipped text a first local copy replaced
+LOADER = Author("loader")  # the loader seeding the index
+
+
+@dataclass(frozen=True)
+class State:
+    """What an id reads as: its text's bytes, and whether a local file holds them (False: the
+    shipped text shows through, e.g. after the local copy was dropped)."""
+
+    data: bytes
+    text: str
+    sha256: str
+    local: bool
+
+    @classmethod
+    def of(cls, doc: DocFile) -> State:
+        return cls(doc.data, doc.text, doc.sha256, doc.tier.value == "local")
+
+
+@dataclass(frozen=True)
+class Header:
+    """One version as its file's first line records it."""
+
+    number: int
+    time: float
+    author: Author
+    before: str | None  # sha256 of the text the id read as before (None: there was no doc)
+    after: str | None  # sha256 of the text after (None: no doc at all)
+    local_before: bool
+    local_after: bool
+    added: int
+    removed: int
+    lines: int
+    kept: bool  # the text is in the file (False: over the byte bound)
+    restores: int | None
+    size: int  # of the whole file
+
+    @property
+    def observed(self) -> bool:
+        """Recorded from what was on disk, not by a write of ours (so it cannot have failed to land)."""
+        return self.author.surface not in WRITERS
+
+    @property
+    def state(self) -> str | None:
+        """The local file's sha256 this version leaves (None: no local file)."""
+        return self.after if self.local_after else None
+
+    @property
+    def prior_state(self) -> str | None:
+        return self.before if self.local_before else None
+
+    def info(self, current: bool) -> VersionInfo:
+        return VersionInfo(
+            number=self.number,
+            time=self.time,
+            author=self.author,
+            before_sha256=self.before,
+            after_sha256=self.after,
+            added=self.added,
+            removed=self.removed,
+            lines=self.lines,
+            size=self.size,
+            kept=self.kept,
+            local=self.local_after,
+            restores=self.restores,
+            current=current,
+        )
+
+
+def line_count(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _author_json(author: Author) -> dict[str, str]:
+    return {
+        k: v
+        for k, v in (
+            ("surface", author.surface),
+            ("name", author.name),
+            ("where", author.where),
+            ("version", author.version),
+        )
+        if v is not None
+    }
+
+
+class Entry(NamedTuple):
+    """One version file as the directory lists it."""
+
+    number: int
+    size: int
+    pending: bool  # written, but the doc's rename it belongs to is not known to have landed
+
+    @property
+    def name(self) -> str:
+        return f"{self.number:08d}" + (PENDING_SUFFIX if self.pending else "")
+
+
+def number_of(name: str) -> tuple[int, bool] | None:
+    """The version number a file name carries, and whether it is pending; None for any other file."""
+    stem = name[: -len(PENDING_SUFFIX)] if name.endswith(PENDING_SUFFIX) else name
+    return (int(stem), stem != name) if len(stem) >= 8 and stem.isdigit() else None
+
+
+def encode(
+    number: int,
+    when: float,
+    author: Author,
+    before_sha: str | None,
+    local_before: bool,
+    after: State | None,
+    added: int,
+    removed: int,
+    restores: int | None,
+    max_bytes: int,
+) -> tuple[dict, bytes]:
+    """A version file's header and bytes; the text is left out when the whole would exceed
+    ``max_bytes`` (the header still says who and when)."""
+    raw = {
+        "format": FORMAT,
+        "n": number,
+        "time": round(when, 3),
+        "by": _author_json(author),
+        "before": before_sha,
+        "after": after.sha256 if after is not None else None,
+        "local_before": local_before,
+        "local_after": after.local if after is not None else False,
+        "added": added,
+        "removed": removed,
+        "lines": line_count(after.text) if after is not None else 0,
+        "kept": after is not None,
+        "restores": restores,
+    }
+    text = after.data if after is not None else b""
+    encoded = json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    if len(encoded) + len(text) > max_bytes:
+        raw["kept"] = False
+        return raw, json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    return raw, encoded + text
+
+
+def parse(entry: Entry, data: bytes, whole: bool) -> tuple[Header, bytes | None] | None:
+    """The header (and, from a whole file, the text) of one version file; None if it does not
+    verify (cut short, zeroed, or not ours)."""
+    line, newline, rest = data.partition(b"\n")
+    if not newline:
+        return None
+    try:
+        raw = json.loads(line)
+        header = header_of(raw, entry.size)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    if header.number != entry.number:
+        return None
+    if not whole:
+        return header, None
+    if len(data) != entry.size:
+        return None
+    if header.kept and (header.after is None or hashlib.sha256(rest).hexdigest() != header.after):
+        return None
+    if not header.kept and rest:
+        return None
+    return header, (rest if header.kept else None)
+
+
+def load(folder: str, entry: Entry, whole: bool = True) -> tuple[Header, bytes | None] | None:
+    path = os.path.join(folder, entry.name)
+    try:
+        if whole:
+            data = read_regular(path)[0]
+        else:
+            with open(path, "rb") as file:
+                data = file.read(HEADER_PROBE)
+    except (OSError, DocsError):
+        return None
+    if not whole and b"\n" not in data:
+        return load(folder, entry, whole=True)
+    return parse(entry, data, whole)
+
+
+def header_of(raw: dict, size: int) -> Header:
+    by = raw["by"]
+    return Header(
+        number=int(raw["n"]),
+        time=float(raw["time"]),
+        author=Author(by["surface"], by.get("name"), by.get("version"), by.get("where")),
+        before=raw["before"],
+        after=raw["after"],
+        local_before=bool(raw["local_before"]),
+        local_after=bool(raw["local_after"]),
+        added=int(raw["added"]),
+        removed=int(raw["removed"]),
+        lines=int(raw["lines"]),
+        kept=bool(raw["kept"]),
+        restores=raw.get("restores"),
+        size=size,
+    )

@@ -1,0 +1,1 @@
+"""The demo workspace of ./dev start (workspace)."""

@@ -1,0 +1,468 @@
+"""The history: every write keeps the text it replaced, with who wrote it and when (core/history)."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import time
+
+import pytest
+
+from biopb_kernel_docs.core import store as store_module
+from biopb_kernel_docs.core.blame import line_delta
+from biopb_kernel_docs.core.errors import (
+    DocNotFound,
+    EditRefused,
+    InvalidArguments,
+    InvalidDocId,
+    StaleWrite,
+    StoreUnavailable,
+)
+from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, HistoryLimits
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.text.render import text
+
+AGENT = Author("mcp", name="claude-code", version="2.1")
+USER = Author("magic", where="1a2b3c4d-5e6f")
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _docs(tiers, author=AGENT, **limits) -> Docs:
+    history = HistoryLimits(**limits) if limits else HistoryLimits()
+    return Docs(Store(tiers.shipped, tiers.local, "1.0", history), author=author)
+
+
+def _files(tiers, doc_id: str) -> list[str]:
+    folder = tiers.local / ".history" / f"{doc_id}@"
+    return sorted(os.listdir(folder)) if folder.is_dir() else []
+
+
+# -- what a version records --------------------------------------------------------------------------
+
+
+def test_every_write_keeps_the_text_it_replaced_as_a_version(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\none\n")
+    docs.write_doc("notes", old="one", new="one\ntwo")
+    docs.write_doc("notes", body="# Notes\n\nthree\n")
+    view = docs.read_doc("notes@history")
+    assert [v.number for v in view.versions] == [3, 2, 1]  # newest first
+    assert [(v.added, v.removed) for v in view.versions] == [(1, 2), (1, 0), (3, 0)]
+    assert [v.current for v in view.versions] == [True, False, False]
+    chain = list(reversed(view.versions))
+    assert chain[0].before_sha256 is None
+    for earlier, later in itertools.pairwise(chain):
+        assert later.before_sha256 == earlier.after_sha256
+    assert docs.read_doc("notes@v2").text == "# Notes\n\none\ntwo\n"
+    assert docs.read_doc("notes@v1").text == "# Notes\n\none\n"
+    assert all(v.author == AGENT for v in view.versions)
+    assert view.sha256 == _sha("# Notes\n\nthree\n")
+
+
+def test_a_version_records_who_wrote_it_and_when(tiers):
+    before = time.time()
+    _docs(tiers, author=USER).write_doc("notes", body="# Notes\n")
+    _docs(tiers, author=AGENT).write_doc("notes", body="# Notes, the agent's\n")
+    versions = _docs(tiers).read_doc("notes@history").versions
+    assert [v.author for v in versions] == [AGENT, USER]
+    assert all(before - 1 <= v.time <= time.time() + 1 for v in versions)
+    listing = text(_docs(tiers).read_doc("notes@history"))
+    assert " · claude-code 2.1 via MCP · +1 \u22121 lines · current" in listing
+    assert " · magic in kernel 1a2b3c4d · +1 \u22120 lines" in listing
+
+
+def test_a_first_local_copy_keeps_the_shipped_text_it_shadows(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, my way.")
+    first, second = reversed(docs.read_doc("flatfield@history").versions)
+    assert first.author == Author("shipped")
+    assert not first.local
+    assert docs.read_doc("flatfield@v1").text == (tiers.shipped / "flatfield.md").read_text()
+    assert second.before_sha256 == first.after_sha256
+    assert (second.added, second.removed, second.local) == (1, 1, True)
+
+
+def test_a_local_doc_from_before_history_keeps_its_text_as_the_first_version(tiers):
+    tiers.put_local("mine", "# Mine\n\nwritten before history\n")
+    docs = _docs(tiers)
+    assert docs.read_doc("mine@history").versions == ()  # reading created nothing
+    assert not (tiers.local / ".history").exists()
+    docs.write_doc("mine", body="# Mine\n\nrewritten\n")
+    first, _ = reversed(docs.read_doc("mine@history").versions)
+    assert first.author == Author("earlier")
+    assert docs.read_doc("mine@v1").text == "# Mine\n\nwritten before history\n"
+
+
+def test_an_outside_edit_is_recorded_before_the_next_write(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\nmine\n")
+    path = tiers.put_local("notes", "# Notes\n\nan editor changed this\n")
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    docs.write_doc("notes", old="an editor changed this", new="merged")
+    versions = list(reversed(docs.read_doc("notes@history").versions))
+    assert [v.author.surface for v in versions] == ["mcp", "outside", "mcp"]
+    assert versions[1].time == 1_700_000_000  # when the file was changed, not when it was seen
+    assert docs.read_doc("notes@v2").text == "# Notes\n\nan editor changed this\n"
+    assert versions[2].before_sha256 == versions[1].after_sha256
+
+
+def test_an_outside_edit_is_recorded_when_the_history_is_read(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    tiers.put_local("notes", "# Notes\n\nby hand\n")
+    latest = docs.read_doc("notes@history").versions[0]
+    assert (latest.number, latest.author.surface, latest.current) == (2, "outside", True)
+    assert len(docs.read_doc("notes@history").versions) == 2  # recorded once, not at every look
+
+
+def test_a_doc_removed_outside_the_store_is_recorded_as_removed(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    (tiers.local / "notes.md").unlink()
+    latest = docs.history("notes").versions[0]
+    assert (latest.author.surface, latest.after_sha256, latest.kept) == ("outside", None, False)
+    assert "the doc was removed" in text(docs.history("notes"))
+    with pytest.raises(EditRefused, match="did not exist then"):
+        docs.restore_doc("notes", latest.number)
+    docs.restore_doc("notes", 1)
+    assert tiers.local_text("notes") == "# Notes\n"
+
+
+def test_the_index_has_a_history_from_its_seeding(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\nfiled by creating it\n")
+    seeded, filed = reversed(docs.read_doc("index@history").versions)
+    assert seeded.author == Author("loader")
+    assert (seeded.added, seeded.removed) == (0, 0)  # the shipped index, copied
+    assert (filed.author, filed.added) == (AGENT, 3)  # "## Unfiled", the entry, a blank line
+    assert "- notes: filed by creating it" in docs.read_doc("index@v2").text
+    assert "seeded from the shipped index" in text(docs.read_doc("index@history"))
+
+
+def test_file_and_ignore_are_recorded_in_the_index_history(tiers):
+    docs = _docs(tiers, author=USER)
+    docs.file_doc("segment-nuclei", "## Procedures")
+    docs.ignore_doc("_banked")
+    versions = docs.read_doc("index@history").versions
+    assert [v.author.surface for v in versions] == ["magic", "magic", "loader"]
+
+
+def test_a_write_that_fails_leaves_no_version_behind(tiers, monkeypatch):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+
+    def full_disk(path, data, mode=None):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store_module, "atomic_write", full_disk)
+    with pytest.raises(StoreUnavailable, match=r"the disk is full\. That file was left as it was"):
+        docs.write_doc("notes", body="# Notes\n\nlost\n")
+    assert _files(tiers, "notes") == [next(iter(_files(tiers, "notes")))]
+    assert [v.number for v in docs.read_doc("notes@history").versions] == [1]
+
+
+def test_a_version_that_never_landed_is_dropped_when_the_history_is_next_looked_at(tiers, monkeypatch):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+
+    def killed(path, data, mode=None):  # the version is in place; the doc never gets renamed
+        raise SystemExit("killed")
+
+    monkeypatch.setattr(store_module, "atomic_write", killed)
+    with pytest.raises(SystemExit):
+        docs.write_doc("notes", body="# Notes\n\nnever landed\n")
+    monkeypatch.undo()
+    assert len(_files(tiers, "notes")) == 2  # on disk, one version ahead of the doc
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.current) for v in versions] == [(1, True)]  # settled: never shown
+    assert len(_files(tiers, "notes")) == 1
+    assert docs.write_doc("notes", body="# Notes\n\nnext\n").changes[0].version == 2
+
+
+def test_a_cut_short_version_file_is_treated_as_absent(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    newest = tiers.local / ".history" / "notes@" / _files(tiers, "notes")[-1]
+    newest.write_bytes(newest.read_bytes()[:-3])  # a power loss cut it short
+    versions = _docs(tiers).read_doc("notes@history").versions  # the next process to look
+    assert [(v.number, v.author.surface) for v in versions] == [(2, "outside"), (1, "mcp")]
+
+
+# -- never a doc -------------------------------------------------------------------------------------
+
+
+def test_the_history_is_never_a_doc(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("lab/notes", body="# Notes\n")
+    docs.write_doc("lab", body="# Lab\n")
+    store = docs.store
+    assert sorted(store.local_ids()) == ["lab", "lab/notes"]
+    assert (tiers.local / ".history" / "lab" / "notes@").is_dir()
+    assert (tiers.local / ".history" / "lab@").is_dir()  # '@' keeps a doc's folder apart from an id's
+    for hidden in (".history/lab@/00000001", ".history/lab", "lab@"):
+        with pytest.raises(InvalidDocId):
+            docs.read_doc(hidden)
+    assert not any(".history" in path for path, *_ in store.fingerprint())
+    assert not any(".history" in path for path, *_ in store.fingerprint(["lab", "lab/notes"]))
+    assert ".history" not in (tiers.local / ".shipped-manifest.json").read_text()
+
+
+def test_reading_a_history_creates_nothing(tiers):
+    docs = _docs(tiers)
+    assert docs.read_doc("flatfield@history").versions == ()
+    assert "No versions yet" in text(docs.read_doc("flatfield@history"))
+    with pytest.raises(DocNotFound, match="has no versions kept"):
+        docs.read_doc("flatfield@v1")
+    assert not tiers.local.exists()
+
+
+def test_an_unknown_doc_has_no_history(tiers):
+    with pytest.raises(DocNotFound, match="No doc 'nope'"):
+        _docs(tiers).read_doc("nope@history")
+
+
+# -- the bounds ----------------------------------------------------------------------------------------
+
+
+def test_the_default_bounds_are_100_versions_and_2_mib():
+    assert (DEFAULT_MAX_VERSIONS, DEFAULT_MAX_BYTES) == (100, 2 * 1024 * 1024)
+    assert HistoryLimits() == HistoryLimits(100, 2 * 1024 * 1024)
+
+
+def test_at_most_100_versions_are_kept_the_oldest_dropped_first(tiers):
+    docs = _docs(tiers)
+    for n in range(101):
+        docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n")
+    assert len(_files(tiers, "notes")) == 100
+    versions = docs.read_doc("notes@history").versions
+    assert [v.number for v in versions] == list(range(101, 1, -1))
+    assert docs.read_doc("notes@v2").text == "# Notes\n\nwrite 1\n"
+    with pytest.raises(DocNotFound, match="the oldest kept is v2"):
+        docs.read_doc("notes@v1")
+    header = text(docs.read_doc("notes@history")).split("\n")[0]
+    assert "at most 100 versions and 2 MiB per doc are kept, the oldest dropped first" in header
+
+
+def test_at_most_2_mib_are_kept_per_doc_the_oldest_dropped_first(tiers):
+    docs = _docs(tiers)
+    line = "x" * 999 + "\n"
+    sizes = []
+    for n in range(45):  # each version about 60 KB (a doc is at most 64 KiB): 34 fit in 2 MiB, not 35
+        docs.write_doc("big", body=f"# Big {n}\n" + line * 60)
+        sizes.append(
+            sum((tiers.local / ".history" / "big@" / name).stat().st_size for name in _files(tiers, "big"))
+        )
+    assert max(sizes) <= 2 * 1024 * 1024
+    kept = [v.number for v in docs.read_doc("big@history").versions]
+    assert kept == list(range(45, 45 - len(kept), -1))
+    assert 30 <= len(kept) < 45  # the byte bound, not the count, dropped the oldest
+    one = (tiers.local / ".history" / "big@" / _files(tiers, "big")[-1]).stat().st_size
+    assert len(kept) == (2 * 1024 * 1024) // one
+
+
+def test_a_version_alone_over_the_byte_bound_keeps_who_and_when_without_its_text(tiers):
+    docs = _docs(tiers, max_versions=100, max_bytes=1000)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n" + "a long line of text\n" * 60)
+    newest = docs.read_doc("notes@history").versions[0]
+    assert (newest.kept, newest.author, newest.current) == (False, AGENT, True)
+    assert "text not kept (over the byte bound)" in text(docs.read_doc("notes@history"))
+    with pytest.raises(EditRefused, match="over the history's byte bound"):
+        docs.restore_doc("notes", newest.number)
+    total = sum((tiers.local / ".history" / "notes@" / n).stat().st_size for n in _files(tiers, "notes"))
+    assert total <= 1000
+
+
+def test_zero_versions_keeps_no_history(tiers):
+    docs = _docs(tiers, max_versions=0, max_bytes=1000)
+    result = docs.write_doc("notes", body="# Notes\n")
+    assert result.changes[0].version is None
+    assert not (tiers.local / ".history").exists()
+    assert "no history is kept here" in text(docs.read_doc("notes@history"))
+
+
+# -- restore, and diffs between versions ------------------------------------------------------------------
+
+
+def test_restore_writes_an_old_text_back_as_a_new_version(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\nfirst\n")
+    docs.write_doc("notes", body="# Notes\n\nsecond\n")
+    result = _docs(tiers, author=USER).restore_doc("notes", "v1")
+    assert tiers.local_text("notes") == "# Notes\n\nfirst\n"
+    assert (result.restored, result.changes[0].version) == (1, 3)
+    newest = docs.read_doc("notes@history").versions[0]
+    assert (newest.number, newest.restores, newest.author) == (3, 1, USER)
+    assert text(result).startswith("Restored 'notes' to the text of v1 (a new version; nothing was lost).")
+    assert "+first" in text(result)
+
+
+def test_restore_is_guarded_like_a_body_write(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\nfirst\n")
+    docs.read_doc("notes")
+    _docs(tiers, author=USER).write_doc("notes", body="# Notes\n\nthe user's\n")
+    with pytest.raises(StaleWrite, match="changed on disk since you last read it"):
+        docs.restore_doc("notes", 1)
+    with pytest.raises(StaleWrite, match="has changed since"):
+        docs.restore_doc("notes", 1, if_match=_sha("# Notes\n\nfirst\n"))
+    docs.restore_doc("notes", 1, if_match=_sha("# Notes\n\nthe user's\n"))
+    assert tiers.local_text("notes") == "# Notes\n\nfirst\n"
+
+
+@pytest.mark.parametrize("version", [0, -1, "x", "v", True, 1.5])
+def test_a_version_that_is_not_a_number_is_refused(tiers, version):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    with pytest.raises(InvalidArguments, match="a number such as 12"):
+        docs.restore_doc("notes", version)
+
+
+def test_restoring_the_index_is_one_call(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("index", old="- data: how arrays are laid out\n", new="")
+    docs.restore_doc("index", 1)
+    assert "- data: how arrays are laid out\n" in tiers.local_text("index")
+
+
+def test_two_versions_or_a_version_and_the_current_text_can_be_diffed(tiers):
+    docs = _docs(tiers)
+    for word in ("one", "two", "three"):
+        docs.write_doc("notes", body=f"# Notes\n\n{word}\n")
+    view = docs.diff_versions("notes", 1, "v2")
+    assert "-one\n+two" in view.diff()
+    assert "a/notes.md (v1)" in view.diff()
+    current = docs.diff_versions("notes", 2)
+    assert current.newer is None
+    assert "+three" in current.diff()
+    assert "v2 against the current text" in text(current)
+
+
+def test_line_delta_counts_lines_added_and_removed():
+    assert line_delta(None, "a\nb\n") == (2, 0)
+    assert line_delta("a\nb\nc\n", "a\nB\nc\n") == (1, 1)
+    assert line_delta("a\nb\nc\nd\n", "x\nb\nc\ny\n") == (2, 2)  # two hunks, the middle kept
+    assert line_delta("a\n", "a\n") == (0, 0)
+
+
+# -- what a write says ------------------------------------------------------------------------------------
+
+
+def test_a_body_write_that_more_than_halves_a_doc_says_so_and_names_the_restore(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n" + "a line of procedure\n" * 40)
+    result = docs.write_doc("notes", body="# Notes\n\nshort now\n")
+    assert result.shrink is not None
+    assert (result.shrink.lines_before, result.shrink.lines_after, result.shrink.version) == (41, 3, 1)
+    said = text(result)
+    assert "This write shrank 'notes' to less than half: from 41 to 3 lines" in said
+    assert 'restore_doc("notes", 1) brings the old text back (read_doc("notes@v1") shows it)' in said
+
+
+def test_a_write_that_keeps_half_or_an_old_new_edit_says_nothing_of_shrinking(tiers):
+    docs = _docs(tiers)
+    body = "# Notes\n" + "abcd\n" * 20
+    docs.write_doc("notes", body=body)
+    assert docs.write_doc("notes", body=body[: len(body) // 2 + 1]).shrink is None  # exactly half kept
+    docs.write_doc("notes", body=body)
+    assert docs.write_doc("notes", old="# Notes\n" + "abcd\n" * 19, new="# Notes\n").shrink is None
+
+
+def test_an_index_write_that_breaks_an_entry_line_says_which_and_still_writes(tiers):
+    docs = _docs(tiers)
+    result = docs.write_doc("index", old="- flatfield: correct", new="- flatfield correct")
+    assert [(e.id, e.line, e.text) for e in result.lost_entries] == [
+        ("flatfield", 6, "- flatfield correct uneven illumination")
+    ]
+    said = text(result)
+    assert "The index no longer lists 'flatfield': line 7" in said
+    assert "with a colon right after the id" in said
+    assert "- flatfield correct uneven illumination" in tiers.local_text("index")
+
+
+def test_an_index_write_that_drops_entries_names_them(tiers):
+    docs = _docs(tiers)
+    result = docs.write_doc(
+        "index",
+        old="- flatfield: correct uneven illumination\n- stitch-tiles: assemble a grid of tiles\n",
+        new="",
+    )
+    assert [(e.id, e.line) for e in result.lost_entries] == [("flatfield", None), ("stitch-tiles", None)]
+    assert "The index no longer lists 'flatfield', 'stitch-tiles': their lines are gone" in text(result)
+    moved = docs.write_doc("index", old="- data: how", new="- data: where")
+    assert moved.lost_entries == ()
+
+
+# -- retire and drop ----------------------------------------------------------------------------------------
+
+
+def test_retire_removes_the_index_line_and_leaves_the_file(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    result = docs.retire_doc("notes")
+    assert "- notes:" not in tiers.local_text("index")
+    assert tiers.local_text("notes") == "# Notes\n"
+    assert [e.id for e in result.lost_entries] == ["notes"]
+    assert docs.read_doc("index@history").versions[0].author == AGENT
+    with pytest.raises(EditRefused, match="already retired"):
+        docs.retire_doc("notes")
+
+
+def test_retiring_a_shipped_doc_also_ignores_it(tiers):
+    docs = _docs(tiers)
+    docs.retire_doc("stitch-tiles")
+    index = docs.index()
+    assert "stitch-tiles" in index.ignored
+    assert "stitch-tiles" not in [item.id for item in index.new_shipped]
+
+
+def test_drop_removes_a_local_copy_equal_to_shipped_and_the_history_keeps_it(tiers):
+    docs = _docs(tiers, author=USER)
+    shipped = (tiers.shipped / "flatfield.md").read_text()
+    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
+    docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
+    assert tiers.local_text("flatfield") == shipped
+    result = docs.drop_local_copy("flatfield")
+    assert result.outcome == "removed"
+    assert not (tiers.local / "flatfield.md").exists()
+    newest = docs.read_doc("flatfield@history").versions[0]
+    assert (newest.author, newest.local, newest.current) == (USER, False, True)
+    assert "Dropped the local copy of 'flatfield': it reads the shipped text again" in text(result)
+    assert docs.read_doc("flatfield").tier == "shipped"
+    docs.restore_doc("flatfield", 2)  # the dropped copy's edit can come back
+    assert "Step one, mine." in tiers.local_text("flatfield")
+
+
+def test_drop_refuses_a_copy_that_differs_and_a_doc_with_no_shipped_text(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
+    with pytest.raises(EditRefused, match="differs from the shipped text"):
+        docs.drop_local_copy("flatfield")
+    docs.write_doc("notes", body="# Notes\n")
+    with pytest.raises(EditRefused, match="there is no delete"):
+        docs.drop_local_copy("notes")
+    with pytest.raises(DocNotFound, match="no local copy"):
+        docs.drop_local_copy("data")
+    assert (tiers.local / "flatfield.md").is_file()
+    assert (tiers.local / "notes.md").is_file()
+
+
+def test_what_a_process_knows_of_a_history_is_checked_against_later_versions(tiers):
+    """Another process writing the doc away and back (the same bytes again) must not make this one
+    reuse its listing: its next version goes after the other's, and theirs are kept."""
+    first, other = _docs(tiers), _docs(tiers, author=USER)  # two stores: two processes' caches
+    first.write_doc("notes", body="# Notes\n\nsame\n")
+    other.write_doc("notes", body="# Notes\n\nelse\n")
+    other.write_doc("notes", body="# Notes\n\nsame\n")
+    first.write_doc("notes", body="# Notes\n\nlast\n")
+    versions = list(reversed(first.read_doc("notes@history").versions))
+    assert [(v.number, v.author) for v in versions] == [(1, AGENT), (2, USER), (3, USER), (4, AGENT)]
+    for earlier, later in itertools.pairwise(versions):
+        assert later.before_sha256 == earlier.after_sha256
