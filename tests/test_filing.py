@@ -98,8 +98,10 @@ def test_the_shipped_seed_index_files_a_new_procedure_under_procedures(tmp_path)
     assert created.move.heading == "## Procedures"
     docs.write_doc("index", **agent_call(text(created)))
     index = (tmp_path / "local" / "index.md").read_text()
-    assert "- batch-process: run one pipeline over every file/folder/well; log failures\n" in index
-    assert "log failures\n- lab/per-cell: mean intensity per cell\n\nignored:" in index
+    seeded = parse_index((shipped / "index.md").read_text())
+    last = [e for e in seeded.entries if e.heading == "## Procedures"][-1]
+    last_line = seeded.lines[last.line_number]
+    assert f"{last_line}\n- lab/per-cell: mean intensity per cell\n\nignored:" in index
     assert "## Unfiled" not in index
 
 

@@ -210,6 +210,38 @@ def test_the_seed_as_shipped_reaches_a_2048_character_host_whole(tmp_path):
     assert "This copy is cut" not in text
 
 
+# Words real requests used that a seed hook must still carry in the 2,048-character form.
+SEED_DECISIVE_WORDS = {
+    "flatfield": ("uneven illumination", "vignetting"),
+    "background-subtraction": ("rolling ball",),
+    "deconvolution": ("Richardson-Lucy",),
+    "segment-nuclei": ("DAPI", "Hoechst"),
+    "count-foci": ("γH2AX", "53BP1", "FISH"),
+    "colocalization": ("Pearson", "Manders"),
+    "segmentation-qc": ("IoU",),
+    "read-vendor-formats": (".czi", ".nd2", ".lif"),
+    "segment-cells": ("nuclei +",),  # what it needs: a nuclear and a second stain (issue 22)
+    "segment-trained-model": ("Cellpose", "StarDist"),
+    "dna-content": ("G1",),
+    "bleach-correction": ("ΔF/F₀", "GCaMP"),
+    "spectral-unmixing": ("bleed-through",),
+    "bead-qc": ("PSF",),
+    "compare-conditions": ("t-test", "Mann-Whitney"),
+}
+
+
+def test_the_seeds_hooks_reach_a_2048_character_host_cut_only_at_clauses_with_their_decisive_words(
+    tmp_path,
+):
+    index = rendered(SEED, tmp_path / "local")
+    sent = {e.doc_id: e.hook for e in parse_index(compose_instructions(index, 2048)).entries}
+    for entry in index.entries:
+        assert sent[entry.id] in hook_variants(entry.hook), f"{entry.id} is cut between words"
+    for doc_id, words in SEED_DECISIVE_WORDS.items():
+        for word in words:
+            assert word in sent[doc_id], f"{doc_id}'s hook at 2,048 characters lost {word!r}"
+
+
 def test_a_23_entry_seed_with_short_hooks_reaches_a_2048_character_host_whole(tmp_path):
     assert sum(map(len, SYNTHETIC_SEED.values())) == 23
     assert max(len(hook) for hooks in SYNTHETIC_SEED.values() for hook in hooks.values()) <= 90

@@ -229,7 +229,7 @@ def _return_type(target: object, dotted: str) -> type:
         returned = typing.get_type_hints(target).get("return")
     except Exception:  # unresolvable or absent annotations: the type is not known
         returned = None
-    if inspect.isclass(returned):
+    if inspect.isclass(returned) and returned is not typing.Any:  # Any is a class since Python 3.11
         return returned
     raise Uncheckable(f"{dotted}: the return type is not declared")
 
@@ -280,7 +280,7 @@ def _property_type(owner: type, name: str, dotted: str) -> type:
         returned = typing.get_type_hints(getter).get("return")
     except Exception:  # annotations that only resolve inside their package
         returned = None
-    if inspect.isclass(returned):
+    if inspect.isclass(returned) and returned is not typing.Any:
         return returned
     raise Uncheckable(f"{dotted}: the type of {owner.__name__}.{name} is only known at run time")
 

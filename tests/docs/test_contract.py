@@ -5,6 +5,8 @@ Banked docs get no assertion (§1: their evidence is thin).
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import sys
 from importlib import metadata
 
@@ -20,14 +22,41 @@ from .contract import (
     problem_with,
     quoted_apis,
 )
-from .seed_docs import seed_ids, seed_text
+from .seed_docs import body_of, python_blocks, runnable_ids, scene_module, seed_ids, seed_text
 
 GATED_IDS = [doc_id for doc_id in seed_ids() if not is_banked(doc_id)]
 LOWER_BOUND_OPERATORS = {"~=", ">=", "=="}
 
 
+def stood_in_and_absent(doc_id: str) -> set[str]:
+    """Modules imported only by blocks the doc's scene stands in for (``STAND_INS``: a model whose
+    weights cannot be downloaded here, e.g. cellpose, which also needs torch) and not installed here.
+    Their declared range and quoted APIs cannot be checked; the tests say so by skipping, after
+    checking everything else the doc quotes."""
+    if doc_id not in runnable_ids():
+        return set()
+    markers = getattr(scene_module(doc_id), "STAND_INS", {})
+    stood, ran = set(), set()
+    for _, code in python_blocks(body_of(doc_id)):
+        modules = {
+            name
+            for node in ast.walk(ast.parse(code))
+            for name in (
+                [alias.name.split(".")[0] for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module.split(".")[0]]
+                if isinstance(node, ast.ImportFrom) and node.module
+                else []
+            )
+        }
+        (stood if any(marker in code for marker in markers) else ran).update(modules)
+    return {name for name in stood - ran if importlib.util.find_spec(name) is None}
+
+
 @pytest.mark.parametrize("doc_id", GATED_IDS)
 def test_declared_packages_are_installed_inside_their_range(doc_id):
+    absent = stood_in_and_absent(doc_id)
+    unchecked = []
     for declared in declared_requirements(seed_text(doc_id)):
         try:
             requirement = Requirement(declared)
@@ -35,9 +64,16 @@ def test_declared_packages_are_installed_inside_their_range(doc_id):
             pytest.fail(f"{doc_id}: packages entry {declared!r} is not a requirement: {err}")
         operators = {spec.operator for spec in requirement.specifier}
         assert operators & LOWER_BOUND_OPERATORS, f"{doc_id}: {declared!r} needs a lower bound (~= or >=)"
+        if import_names_of(requirement.name) <= absent:
+            unchecked.append(declared)
+            continue
         installed = metadata.version(requirement.name)
         assert requirement.specifier.contains(installed, prereleases=True), (
             f"{doc_id} declares {declared}, but {requirement.name} {installed} is installed"
+        )
+    if unchecked:
+        pytest.skip(
+            f"{doc_id}: {unchecked} serve only a block its scene stands in for, and are not installed here"
         )
 
 
@@ -52,8 +88,14 @@ def test_every_imported_package_is_declared(doc_id):
 
 @pytest.mark.parametrize("doc_id", GATED_IDS)
 def test_quoted_apis_exist_with_their_signatures(doc_id):
-    problems = [problem for api in quoted_apis(seed_text(doc_id)) if (problem := problem_with(api))]
+    absent = stood_in_and_absent(doc_id)
+    apis = quoted_apis(seed_text(doc_id))
+    checked = [api for api in apis if api.dotted.split(".")[0] not in absent]
+    problems = [problem for api in checked if (problem := problem_with(api))]
     assert not problems, f"{doc_id} quotes APIs the installed packages contradict:\n" + "\n".join(problems)
+    if len(checked) < len(apis):
+        unchecked = sorted({api.dotted for api in apis} - {api.dotted for api in checked})
+        pytest.skip(f"{doc_id}: {unchecked} belong to modules not installed here (a stood-in block)")
 
 
 def test_the_quoted_api_list_is_derived_from_the_docs():

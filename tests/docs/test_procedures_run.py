@@ -7,6 +7,10 @@ them through ``scene()``, small and synthetic, and plants a ground truth that it
 ``check(namespace)`` compares the doc's results with, after all the doc's blocks ran, within
 tolerances derived from the scene. A procedure that no longer runs, or runs to a wrong answer,
 fails the build. Banked docs' checks may be softer; their code must run.
+
+A scene module may add ``VARIANTS``, ``{"name": (scene, check)}``: the same doc on data its authors
+did not shape (other units, bit depths, noise models, densities, anisotropic voxels), each checked
+against its own planted truth.
 """
 
 from __future__ import annotations
@@ -30,10 +34,24 @@ def test_doc_code_runs_and_its_results_match_the_scene_truth(doc_id):
     module.check(namespace)
 
 
+def _variants() -> list[tuple[str, str]]:
+    return [
+        (doc_id, name) for doc_id in runnable_ids() for name in getattr(scene_module(doc_id), "VARIANTS", {})
+    ]
+
+
+@pytest.mark.parametrize(("doc_id", "variant"), _variants(), ids=[f"{d}: {v}" for d, v in _variants()])
+def test_doc_results_match_the_truth_of_each_variant_scene(doc_id, variant):
+    make, check = scene_module(doc_id).VARIANTS[variant]
+    check(run_doc(doc_id, inputs=make()))
+
+
 @pytest.mark.parametrize("doc_id", runnable_ids())
-def test_doc_names_every_input_its_scene_provides(doc_id):
+def test_doc_names_every_input_its_scenes_provide(doc_id):
     body = body_of(doc_id)
     inputs = re.search(r"^## Inputs\n(.*?)(?=^## )", body, re.S | re.M)
     assert inputs, f"{doc_id} has no '## Inputs' section naming the variables it expects"
-    for name in scene_module(doc_id).scene():
+    module = scene_module(doc_id)
+    scenes = [module.scene] + [make for make, _ in getattr(module, "VARIANTS", {}).values()]
+    for name in {name for make in scenes for name in make()}:
         assert f"`{name}`" in inputs.group(1), f"{doc_id}: input `{name}` is not named under ## Inputs"

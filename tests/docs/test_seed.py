@@ -392,3 +392,110 @@ def test_every_name_a_doc_reads_is_an_input_or_bound_by_the_doc(doc_id):
     known = _assigned_names(doc_id) | _input_names(doc_id) | set(dir(builtins))
     unbound = sorted(_read_names(doc_id) - known)
     assert not unbound, f"{doc_id} reads {unbound}, which its code never binds and ## Inputs does not name"
+
+
+# -- every name a doc binds in the shared kernel carries the doc's own prefix (issue 22) ------------
+
+
+def top_level_bound(code: str) -> set[str]:
+    """Names the code binds in the kernel's namespace when run at top level: assignment, augmented
+    and annotated targets, loop targets, ``with ... as``, ``except ... as``, walrus targets (even
+    inside a comprehension, PEP 572), ``match`` captures, function and class names; inside ``if``,
+    ``for``, ``while``, ``try``, ``with`` and ``match`` bodies too. Imports aside; nothing inside a
+    function, class or lambda body, and no comprehension's own loop variables."""
+    bound: set[str] = set()
+
+    def targets(node: ast.AST) -> None:
+        for name in ast.walk(node):
+            if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                bound.add(name.id)
+            elif isinstance(name, ast.Starred | ast.MatchAs | ast.MatchStar) and getattr(name, "name", None):
+                bound.add(name.name)
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+            return  # a body of its own scope; decorators and defaults cannot bind here
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            return
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                targets(target)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            targets(node.target)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    targets(item.optional_vars)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.NamedExpr):
+            targets(node.target)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.comprehension):
+                visit(child.iter)  # its target is the comprehension's own; a walrus in it is not
+                for condition in child.ifs:
+                    visit(condition)
+                continue
+            visit(child)
+
+    visit(ast.parse(code))
+    return bound
+
+
+def prefix_of(doc_id: str) -> str | None:
+    return parse_frontmatter(seed_text(doc_id)).text("prefix")
+
+
+def stray_names(code: str, prefix: str, inputs: set[str]) -> list[str]:
+    """Names ``code`` binds at top level that neither start with ``prefix`` nor are ``inputs``."""
+    return sorted(n for n in top_level_bound(code) - inputs if not n.startswith(prefix))
+
+
+@pytest.mark.parametrize("doc_id", runnable_ids())
+def test_every_name_a_doc_binds_starts_with_its_own_prefix(doc_id):
+    prefix = prefix_of(doc_id)
+    assert re.fullmatch(r"[a-z][a-z0-9]*_", prefix or ""), (
+        f"{doc_id} declares no frontmatter 'prefix:' (lower-case, ending in '_'), the start of every "
+        "name its code binds in the user's kernel"
+    )
+    stray = stray_names(_code(doc_id), prefix, _input_names(doc_id))
+    assert not stray, (
+        f"{doc_id} binds {stray} in the shared kernel; start each with {prefix!r} (or keep it inside "
+        "a function): a user's own 'blank' or 'step' must survive running the doc"
+    )
+
+
+def test_prefixes_are_distinct_and_none_starts_another():
+    prefixes = {doc_id: prefix_of(doc_id) for doc_id in runnable_ids() if prefix_of(doc_id)}
+    for doc_id, prefix in prefixes.items():
+        for other, theirs in prefixes.items():
+            assert other == doc_id or not theirs.startswith(prefix), (
+                f"{other}'s prefix {theirs!r} starts with {doc_id}'s {prefix!r}: their names could collide"
+            )
+
+
+def test_the_prefix_gate_sees_a_planted_top_level_blank_and_every_binding_form():
+    planted = (
+        "flat_gain = 1\nfor flat_i in range(2):\n    flat_gain += images\n"
+        "\nblank = 1\nfor step in range(2):\n    pass\nwith open('x') as handle:\n    pass\n"
+        + "try:\n    pass\nexcept Exception as err:\n    pass\n[(hit := v) for v in range(3)]\n"
+        + "def helper():\n    inner = 1\nclass Thing:\n    pass\nimport numpy as np_\n"
+        + "total: int = 0\ntotal += 1\n"
+    )
+    stray = set(stray_names(planted, "flat_", {"images"}))
+    assert stray == {"blank", "step", "handle", "err", "hit", "helper", "Thing", "total"}
+
+
+@pytest.mark.parametrize("doc_id", reference_ids())
+def test_a_reference_doc_links_only_reference_docs(doc_id):
+    # An agent follows every link: a reference that links a procedure hands the bench's ablated
+    # arm a procedure id (§6), and reading a reference never needs a procedure.
+    outside = sorted(set(links(body_of(doc_id))) - set(reference_ids()))
+    assert not outside, f"reference doc {doc_id} links {outside}, which are not reference docs"

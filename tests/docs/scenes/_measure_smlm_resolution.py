@@ -61,3 +61,14 @@ def check(namespace: dict) -> None:
         f"expected the splits to agree within 10 %, got {resolution:.1f} ± "
         f"{namespace['frc_spread_nm']:.1f} nm"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement.
+MUTATIONS = [
+    (
+        "render pixel from the precision inverted (4x too coarse)",
+        "frc_render_px_nm = precision_nm / 2",
+        "frc_render_px_nm = precision_nm * 2",
+    ),
+]

@@ -75,11 +75,13 @@ def scene() -> dict[str, object]:
 
 def check(namespace: dict) -> None:
     # each control field holds ~3000 cell pixels of 100-400 photons: slopes good to ~1 %
-    assert abs(namespace["bt"] - BLEED) < 0.02, f"expected bleed-through {BLEED}, got {namespace['bt']:.3f}"
-    assert abs(namespace["dx"] - CROSS) < 0.02, (
-        f"expected cross-excitation {CROSS}, got {namespace['dx']:.3f}"
+    assert abs(namespace["fret_bt"] - BLEED) < 0.02, (
+        f"expected bleed-through {BLEED}, got {namespace['fret_bt']:.3f}"
     )
-    cell_ratio = namespace["cell_ratio"]  # (t, cells), cells in label order
+    assert abs(namespace["fret_dx"] - CROSS) < 0.02, (
+        f"expected cross-excitation {CROSS}, got {namespace['fret_dx']:.3f}"
+    )
+    cell_ratio = namespace["fret_cell_ratio"]  # (t, cells), cells in label order
     want = np.array([TRUE_RATIO[k] for k in sorted(TRUE_RATIO)])
     # a ratio of sums over a few hundred valid pixels: shot noise leaves ~1 %, the coefficients' error
     # moves a ratio by about 0.02 x (1 + 0.08 / 0.4)
@@ -87,3 +89,20 @@ def check(namespace: dict) -> None:
     assert np.all(error < 0.04), (
         f"expected cell ratios {want} within 0.04; got {np.round(cell_ratio.mean(0), 3)}"
     )
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    (
+        "validity gated on the corrected FRET signal again",
+        "fret_valid = fret_dd_c > fret_donor_needed[:, None, None]",
+        "fret_valid = (fret_dd_c > fret_donor_needed[:, None, None])"
+        " & (fret_fc > 14 * fret_noise_fc[:, None, None])",
+    ),
+    (
+        "donor bleed-through not subtracted from the FRET channel",
+        "fret_fc = fret_da_c - fret_bt * fret_dd_c",
+        "fret_fc = fret_da_c",
+    ),
+]

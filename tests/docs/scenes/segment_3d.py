@@ -12,8 +12,12 @@ Ground truth: the label image (``TRUTH["labels"]``), one id per nucleus, and the
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from scipy import ndimage as ndi
+
+from ._stardist_data import sample
 
 SHAPE = (30, 160, 160)
 SPACING_UM = (1.0, 0.25, 0.25)
@@ -21,8 +25,8 @@ DIAMETER_UM = 8.0
 TRUTH: dict[str, object] = {}
 
 
-def _ellipsoid(centre_um, semi_um, angle):
-    zz, yy, xx = (np.arange(n) * s for n, s in zip(SHAPE, SPACING_UM, strict=True))
+def _ellipsoid(centre_um, semi_um, angle, shape=SHAPE, spacing=SPACING_UM):
+    zz, yy, xx = (np.arange(n) * s for n, s in zip(shape, spacing, strict=True))
     dz = zz[:, None, None] - centre_um[0]
     dy = yy[None, :, None] - centre_um[1]
     dx = xx[None, None, :] - centre_um[2]
@@ -31,11 +35,15 @@ def _ellipsoid(centre_um, semi_um, angle):
     return (u / semi_um[2]) ** 2 + (v / semi_um[1]) ** 2 + (dz / semi_um[0]) ** 2 <= 1.0
 
 
-def _build(seed: int = 3) -> dict[str, object]:
+@cache
+def _build(seed: int = 3, spacing: tuple = SPACING_UM, photons: float = 1.0) -> tuple[dict, dict]:
+    """The stack and its truth; ``spacing`` changes the sampling of the same 30 x 40 x 40 µm volume,
+    ``photons`` scales the signal (0.015: about 8 photons per voxel in a nucleus over 0.5 of background)."""
     rng = np.random.default_rng(seed)
-    extent = np.array(SHAPE) * np.array(SPACING_UM)
-    labels = np.zeros(SHAPE, np.int32)
-    signal = np.zeros(SHAPE)
+    shape = tuple(round(e / s) for e, s in zip((30.0, 40.0, 40.0), spacing, strict=True))
+    extent = np.array(shape) * np.array(spacing)
+    labels = np.zeros(shape, np.int32)
+    signal = np.zeros(shape)
     placed: list[tuple[np.ndarray, float]] = []
     pairs = 0
     while len(placed) < 14:
@@ -54,27 +62,30 @@ def _build(seed: int = 3) -> dict[str, object]:
             continue
         aspect = rng.uniform(1.0, 1.3)
         semi = (radius * 0.9, radius * np.sqrt(aspect), radius / np.sqrt(aspect))
-        nucleus = _ellipsoid(centre, semi, rng.uniform(0, np.pi)) & (labels == 0)
-        if nucleus.sum() < 0.3 * 4 / 3 * np.pi * radius**3 / np.prod(SPACING_UM):
+        nucleus = _ellipsoid(centre, semi, rng.uniform(0, np.pi), shape, spacing) & (labels == 0)
+        if nucleus.sum() < 0.3 * 4 / 3 * np.pi * radius**3 / np.prod(spacing):
             continue
         placed.append((centre, radius))
         pairs += touching
         labels[nucleus] = len(placed)
-        nucleolus = _ellipsoid(centre + rng.normal(0, 0.5, 3), (1.2, 1.2, 1.2), 0.0)
+        nucleolus = _ellipsoid(centre + rng.normal(0, 0.5, 3), (1.2, 1.2, 1.2), 0.0, shape, spacing)
         signal[nucleus] = rng.uniform(400, 900)
         signal[nucleus & nucleolus] *= 0.35
-    blurred = ndi.gaussian_filter(signal, (0.5 / SPACING_UM[0], 0.12 / SPACING_UM[1], 0.12 / SPACING_UM[2]))
-    counts = rng.poisson(blurred + 30.0) + 100.0 + rng.normal(0, 3, SHAPE)
-    TRUTH.update(labels=labels, pairs=pairs)
-    return {
+    blurred = ndi.gaussian_filter(signal, (0.5 / spacing[0], 0.12 / spacing[1], 0.12 / spacing[2]))
+    counts = rng.poisson((blurred + 30.0) * photons) + 100.0 + rng.normal(0, 3, shape)
+    truth = {"labels": labels, "pairs": pairs, "spacing": spacing}
+    inputs = {
         "stack": np.clip(counts, 0, 65535).astype(np.uint16),
-        "spacing_um": SPACING_UM,
+        "spacing_um": spacing,
         "object_diameter_um": DIAMETER_UM,
     }
+    return inputs, truth
 
 
 def scene() -> dict[str, object]:
-    return _build()
+    inputs, truth = _build()
+    TRUTH.update(truth)
+    return inputs
 
 
 def _cut(labels):
@@ -84,22 +95,23 @@ def _cut(labels):
     return set(np.unique(faces)) - {0}
 
 
-def _band(volume_um3):
+def _band(volume_um3, spacing=SPACING_UM):
     """IoU of an object of this volume with itself shrunk by half a plane in z and one pixel in y and x.
 
     The boundary error the stack's sampling allows: Otsu's level on a blurred edge lands within
     about half a z step axially and one pixel laterally of the true edge.
     """
     r = np.cbrt(3 * volume_um3 / (4 * np.pi))
-    return (1 - SPACING_UM[0] / 2 / r) * (1 - SPACING_UM[2] / r) ** 2
+    return (1 - spacing[0] / 2 / r) * (1 - spacing[2] / r) ** 2
 
 
-def check(namespace: dict) -> None:
-    truth, found = TRUTH["labels"], namespace["seg3d_labels"]
-    voxel_um3 = float(np.prod(SPACING_UM))
+def check(namespace: dict, planted: dict | None = None) -> None:
+    planted = TRUTH if planted is None else planted
+    truth, found, spacing = planted["labels"], namespace["seg3d_labels"], planted["spacing"]
+    voxel_um3 = float(np.prod(spacing))
     n_truth, n_found = len(np.unique(truth)) - 1, len(np.unique(found)) - 1
     assert n_found == n_truth, (
-        f"expected {n_truth} nuclei ({TRUTH['pairs']} touching pairs split), the procedure found {n_found}"
+        f"expected {n_truth} nuclei ({planted['pairs']} touching pairs split), the procedure found {n_found}"
     )
     table = namespace["seg3d_table"]
     whole = len(set(np.unique(truth)) - {0} - _cut(truth))
@@ -111,7 +123,7 @@ def check(namespace: dict) -> None:
         assert true_id > 0, f"object {label} lies on background, not on a planted nucleus"
         true, hit = truth == true_id, found == label
         true_volume = np.count_nonzero(true) * voxel_um3
-        floor = _band(true_volume)
+        floor = _band(true_volume, spacing)
         iou = np.count_nonzero(true & hit) / np.count_nonzero(true | hit)
         assert iou >= floor, (
             f"object {label}: expected IoU with nucleus {true_id} >= {floor:.2f}, got {iou:.2f}"
@@ -120,3 +132,83 @@ def check(namespace: dict) -> None:
         assert abs(got / true_volume - 1) <= 1 - floor, (
             f"object {label}: expected volume {true_volume:.0f} µm³ within {1 - floor:.0%}, got {got:.0f}"
         )
+        true_diameter = np.cbrt(6 * true_volume / np.pi)
+        assert abs(table["diameter_um"][row] / true_diameter - 1) <= (1 - floor) / 3 + 0.02, (
+            f"object {label}: expected an equivalent diameter of {true_diameter:.2f} µm, "
+            f"got {table['diameter_um'][row]:.2f}"
+        )
+
+
+def _variant(**kwargs):
+    return (lambda: _build(**kwargs)[0], lambda namespace: check(namespace, _build(**kwargs)[1]))
+
+
+VARIANTS = {
+    # issue 16: the single-voxel contrast gate refused an 8-photon stack that the method segments
+    "8 photons per voxel in a nucleus": _variant(photons=0.015),
+    # the smoothing of radius / 8 merged a small nucleus pressed on a large one at these samplings
+    "z step 0.5 µm (2x the pixel)": _variant(spacing=(0.5, 0.25, 0.25)),
+    "z step 1.5 µm (6x the pixel)": _variant(spacing=(1.5, 0.25, 0.25)),
+    "isotropic 0.5 µm voxels": _variant(spacing=(0.5, 0.5, 0.5)),
+}
+
+
+def _empty() -> dict[str, object]:
+    rng = np.random.default_rng(4)
+    noise = rng.poisson(30.0, SHAPE) + 100.0 + rng.normal(0, 3, SHAPE)
+    return {"stack": noise.astype(np.uint16), "spacing_um": SPACING_UM, "object_diameter_um": DIAMETER_UM}
+
+
+def _stardist_stack() -> dict[str, object]:
+    """stardist's img3d: 51 nuclei packed in 31 x 61 x 57 voxels. The stack carries no calibration;
+    its nuclei span ~7 planes and ~15 px, so a z step twice the pixel is assumed (1.0, 0.5, 0.5 µm)."""
+    return {"stack": sample("img3d"), "spacing_um": (1.0, 0.5, 0.5), "object_diameter_um": 7.5}
+
+
+REFUSALS = {
+    "an empty stack (noise only)": (_empty, r"noise SDs above background"),
+    # 4 planes per nucleus: touching pairs merge in z
+    "z step 2 µm for 8 µm nuclei": (lambda: _build(spacing=(2.0, 0.25, 0.25))[0], r"fewer than 5 planes"),
+    "spacing given in nm": (
+        lambda: {**scene(), "spacing_um": tuple(1000 * s for s in SPACING_UM)},
+        r"spacing_um \(µm, z first\)",
+    ),
+    # the real annotated stack: dense packing, outside the doc's validity (F1 0.28 without this gate)
+    "densely packed nuclei (stardist img3d, 51 nuclei)": (_stardist_stack, r"densely packed"),
+}
+
+MUTATIONS = [
+    (
+        "smoothing of radius / 8 (fills the necks)",
+        "seg3d_sigma_px = (seg3d_radius_um / 16) / seg3d_spacing",
+        "seg3d_sigma_px = (seg3d_radius_um / 8) / seg3d_spacing",
+        "z step 0.5 µm (2x the pixel)",
+    ),
+    (
+        "equivalent diameter from the radius formula",
+        'np.cbrt(6 * seg3d_table["volume_um3"] / np.pi)',
+        'np.cbrt(3 * seg3d_table["volume_um3"] / (4 * np.pi))',
+    ),
+    (
+        "distance transform in voxels, not µm",
+        "ndi.distance_transform_edt(seg3d_mask, sampling=seg3d_spacing)",
+        "ndi.distance_transform_edt(seg3d_mask)",
+        "z step 1.5 µm (6x the pixel)",
+    ),
+    (
+        "voxel volume taken as 1 µm³",
+        "seg3d_voxel_um3 = float(np.prod(seg3d_spacing))",
+        "seg3d_voxel_um3 = 1.0",
+    ),
+    (
+        "contrast measured on single voxels (the old gate)",
+        "seg3d_bg = seg3d_smooth[~seg3d_mask]",
+        "seg3d_bg = seg3d_stack[~seg3d_mask]",
+        "8 photons per voxel in a nucleus",
+    ),
+    (
+        "seeds joined across faces only (connectivity 1)",
+        "seg3d_label_fn(h_maxima(seg3d_distance, seg3d_h_um) & seg3d_mask)",
+        "seg3d_label_fn(h_maxima(seg3d_distance, seg3d_h_um) & seg3d_mask, connectivity=1)",
+    ),
+]

@@ -12,8 +12,10 @@ The labels are what a threshold of the blurred, noisy image gives (rough outline
 nuclei come out as one object, as from segment-nuclei. ``image`` is the matching intensity image.
 
 Ground truth planted: 19 nuclei in 14 labelled objects (``_build()[1]`` is the true label image).
-``check`` asserts that the five clumps are cut into their 11 nuclei, each matching its true outline,
-and that the large and the capsule-shaped single nuclei stay whole.
+``check`` asserts that the five clumps are cut into their 11 nuclei, each matching its true outline
+and area in µm², and that the large and the capsule-shaped single nuclei stay whole. The variants
+change the sampling (0.65 and 0.25 µm pixels), the outlines' roughness (low light) and drop the
+clumps; the refusals give it a dense colony, a pixel size in nm and no objects.
 """
 
 from __future__ import annotations
@@ -27,14 +29,16 @@ from skimage import measure
 from ._shapes import ellipse_mask
 from ._truth import best_iou
 
-SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.5
 DIAMETER_UM = 10.0
 CELL = 64
 
 
-def _capsule(centre, half_length, half_width, angle):
-    yy, xx = np.mgrid[: SHAPE[0], : SHAPE[1]]
+LAYOUT = ("single",) * 6 + ("large", "capsule") + ("pair",) * 4 + ("triple",) + ("empty",) * 3
+
+
+def _capsule(shape, centre, half_length, half_width, angle):
+    yy, xx = np.mgrid[: shape[0], : shape[1]]
     dy, dx = yy - centre[0], xx - centre[1]
     c, s = np.cos(angle), np.sin(angle)
     u, v = c * dx + s * dy, -s * dx + c * dy
@@ -43,25 +47,36 @@ def _capsule(centre, half_length, half_width, angle):
 
 
 @cache
-def _build(seed: int = 3) -> tuple[dict[str, object], np.ndarray]:
+def _build(
+    seed: int = 3,
+    *,
+    pixel_size_um: float = PIXEL_SIZE_UM,
+    layout: tuple[str, ...] = LAYOUT,
+    light: float = 1.0,
+) -> tuple[dict[str, object], np.ndarray]:
+    """One arrangement of ``layout`` per cell of a 4 x 4 grid, nuclei ``DIAMETER_UM`` across at
+    ``pixel_size_um``; ``light`` scales the photons of the image the labels are thresholded from
+    (fewer photons, rougher outlines)."""
     rng = np.random.default_rng(seed)
-    r = DIAMETER_UM / 2 / PIXEL_SIZE_UM
-    layout = ["single"] * 6 + ["large", "capsule"] + ["pair"] * 4 + ["triple"] + ["empty"] * 3
+    r = DIAMETER_UM / 2 / pixel_size_um
+    cell = 6.4 * r  # the 64 px grid cell at 0.5 µm/px
+    shape = (round(4 * cell),) * 2
+    layout = list(layout)
     rng.shuffle(layout)
     nuclei: list[np.ndarray] = []
     for index, kind in enumerate(layout):
-        centre = (np.array(divmod(index, 4)) + 0.5) * CELL + rng.uniform(-4, 4, 2)
+        centre = (np.array(divmod(index, 4)) + 0.5) * cell + rng.uniform(-0.4, 0.4, 2) * r
         angle = rng.uniform(0, np.pi)
         if kind == "single":
             aspect = rng.uniform(1.0, 1.4)
             radius = r * rng.uniform(0.85, 1.15)
             nuclei.append(
-                ellipse_mask(SHAPE, centre, (radius * np.sqrt(aspect), radius / np.sqrt(aspect)), angle)
+                ellipse_mask(shape, centre, (radius * np.sqrt(aspect), radius / np.sqrt(aspect)), angle)
             )
         elif kind == "large":
-            nuclei.append(ellipse_mask(SHAPE, centre, (1.4 * r, 1.2 * r), angle))
+            nuclei.append(ellipse_mask(shape, centre, (1.4 * r, 1.2 * r), angle))
         elif kind == "capsule":
-            nuclei.append(_capsule(centre, 1.3 * r, 0.8 * r, angle))
+            nuclei.append(_capsule(shape, centre, 1.3 * r, 0.8 * r, angle))
         elif kind in ("pair", "triple"):
             # centre-to-centre distance: overlapping enough to touch, not so much as to lose the waist
             spread = rng.uniform(1.5, 1.8) * r
@@ -75,35 +90,43 @@ def _build(seed: int = 3) -> tuple[dict[str, object], np.ndarray]:
                 ]
             for c in centres:
                 radius = r * rng.uniform(0.85, 1.05)
-                nuclei.append(ellipse_mask(SHAPE, c, (radius * 1.1, radius / 1.1), rng.uniform(0, np.pi)))
-    truth = np.zeros(SHAPE, dtype=np.int32)
-    signal = np.zeros(SHAPE)
+                nuclei.append(ellipse_mask(shape, c, (radius * 1.1, radius / 1.1), rng.uniform(0, np.pi)))
+    truth = np.zeros(shape, dtype=np.int32)
+    signal = np.zeros(shape)
     for number, nucleus in enumerate(nuclei, start=1):
         truth[nucleus & (truth == 0)] = number
         signal = np.maximum(signal, nucleus * rng.uniform(500.0, 900.0))
-    blurred = ndi.gaussian_filter(signal, 1.0)
-    image = (rng.poisson(blurred + 30.0) + 100.0 + rng.normal(0.0, 3.0, SHAPE)).astype(np.uint16)
-    # labels as a threshold at half the nuclear brightness gives them: rough edges, touching = merged
-    mask = ndi.gaussian_filter(image.astype(float), 1.0) > 100.0 + 30.0 + 220.0
-    labels = measure.label(ndi.binary_fill_holes(mask), connectivity=1).astype(np.int32)
+    image = _expose(signal, rng, light)
     inputs = {
-        "labels": labels,
+        "labels": _threshold(image, light),
         "image": image,
-        "pixel_size_um": PIXEL_SIZE_UM,
+        "pixel_size_um": pixel_size_um,
         "object_diameter_um": DIAMETER_UM,
     }
     return inputs, truth
+
+
+def _expose(signal: np.ndarray, rng: np.random.Generator, light: float) -> np.ndarray:
+    blurred = ndi.gaussian_filter(signal, 1.0)
+    return (rng.poisson(light * (blurred + 30.0)) + 100.0 + rng.normal(0.0, 3.0, signal.shape)).astype(
+        np.uint16
+    )
+
+
+def _threshold(image: np.ndarray, light: float) -> np.ndarray:
+    """Labels as a threshold at half the nuclear brightness gives them: rough edges, touching = merged."""
+    mask = ndi.gaussian_filter(image.astype(float), 1.0) > 100.0 + light * (30.0 + 220.0)
+    return measure.label(ndi.binary_fill_holes(mask), connectivity=1).astype(np.int32)
 
 
 def scene() -> dict[str, object]:
     return _build()[0]
 
 
-def check(namespace: dict) -> None:
-    truth = _build()[1]
+def _check_against(namespace: dict, truth: np.ndarray, clumps: int, pixel_size_um: float) -> None:
     found = namespace["split_labels"]
-    assert namespace["n_split"] == 5, (
-        f"expected the 4 pairs and the chain of three cut, {namespace['n_split']} were"
+    assert namespace["split_count"] == clumps, (
+        f"expected the {clumps} clumps cut, {namespace['split_count']} were"
     )
     assert int(found.max()) == int(truth.max()), (
         f"expected {int(truth.max())} objects after splitting, got {int(found.max())}"
@@ -112,12 +135,105 @@ def check(namespace: dict) -> None:
     # the input outlines come from a threshold of a blurred, noisy image and the cut follows the
     # waist of the outline: a pixel or two off along each edge, IoU about 0.8 for a 10 px radius
     ious = np.array([iou for _, iou in best.values()])
-    assert ious.min() > 0.6, (
+    message = (
         f"expected every nucleus in its own piece (IoU > 0.6, median >= 0.8); got min {ious.min():.2f}, "
         f"median {np.median(ious):.2f}"
     )
-    assert np.median(ious) >= 0.8, (
-        f"expected every nucleus in its own piece (IoU > 0.6, median >= 0.8); got min {ious.min():.2f}, "
-        f"median {np.median(ious):.2f}"
-    )
+    assert ious.min() > 0.6, message
+    assert np.median(ious) >= 0.8, message
     assert len({f for f, _ in best.values()}) == len(best), "expected no piece shared by two nuclei"
+    # in physical units: each piece's area against its nucleus's true area in µm²
+    areas = np.bincount(found.ravel())[1:] * pixel_size_um**2
+    true_areas = np.bincount(truth.ravel())[1:] * pixel_size_um**2
+    ratio = np.array([areas[f - 1] / true_areas[t - 1] for t, (f, _) in best.items()])
+    assert 0.85 <= np.median(ratio) <= 1.15, (
+        f"expected piece areas within 15 % of the truth, median {np.median(ratio):.2f}"
+    )
+
+
+def check(namespace: dict) -> None:
+    _check_against(namespace, _build()[1], 5, PIXEL_SIZE_UM)
+
+
+def _variant(clumps: int, **options):
+    def make() -> dict[str, object]:
+        return _build(**options)[0]
+
+    def check_variant(namespace: dict) -> None:
+        inputs, truth = _build(**options)
+        _check_against(namespace, truth, clumps, inputs["pixel_size_um"])
+
+    return make, check_variant
+
+
+VARIANTS = {
+    # nuclei 7.7 px across in radius: the same rules, at a coarser sampling
+    "0.65 µm pixels (10x)": _variant(5, pixel_size_um=0.65, seed=4),
+    "0.25 µm pixels (40x)": _variant(5, pixel_size_um=0.25, seed=5),
+    "no touching nuclei: nothing to cut": _variant(
+        0, layout=("single",) * 10 + ("large", "capsule") + ("empty",) * 4
+    ),
+    "low light: ragged outlines from a quarter of the photons": _variant(5, light=0.25, seed=6),
+}
+
+
+def _colony() -> dict[str, object]:
+    """A dense colony: nuclei on a jittered hexagonal grid, centres 1.2 radii apart (no waist)."""
+    rng = np.random.default_rng(8)
+    r = DIAMETER_UM / 2 / PIXEL_SIZE_UM
+    shape = (256, 256)
+    signal = np.zeros(shape)
+    for row, y in enumerate(np.arange(40.0, 216.0, 1.2 * r * np.sqrt(3) / 2)):
+        for x in np.arange(40.0 + (row % 2) * 0.6 * r, 216.0, 1.2 * r):
+            nucleus = ellipse_mask(
+                shape, np.array([y, x]) + rng.normal(0.0, 1.0, 2), (1.1 * r, r / 1.1), rng.uniform(0, np.pi)
+            )
+            signal = np.maximum(signal, nucleus * rng.uniform(500.0, 900.0))
+    for _ in range(6):  # and a few single nuclei around it
+        centre = rng.choice([20.0, 236.0], 2)
+        signal = np.maximum(signal, ellipse_mask(shape, centre + rng.normal(0, 3, 2), (r, r), 0.0) * 700.0)
+    image = _expose(signal, rng, 1.0)
+    labels = _threshold(image, 1.0)
+    return {
+        "labels": labels,
+        "image": image,
+        "pixel_size_um": PIXEL_SIZE_UM,
+        "object_diameter_um": DIAMETER_UM,
+    }
+
+
+REFUSALS = {
+    "a dense colony: nuclei overlap without a waist": (_colony, r"packed\s+too densely"),
+    "pixel size in nm (500 for 0.5 µm)": (lambda: {**_build()[0], "pixel_size_um": 500.0}, r"µm, not nm"),
+    "no objects at all": (
+        lambda: {**_build()[0], "labels": np.zeros_like(_build()[0]["labels"])},
+        r"or there are no objects",
+    ),
+}
+
+
+# Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
+# text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
+MUTATIONS = [
+    ("neck rule loosened past 1 (every cut kept)", "split_neck_ratio = 0.9", "split_neck_ratio = 1.2"),
+    (
+        "marker spacing x4",
+        "split_min_distance_px = max(int(round(split_radius_px / 2)), 1)",
+        "split_min_distance_px = max(int(round(split_radius_px * 2)), 1)",
+    ),
+    (
+        "radius taken as the diameter in pixels (unit conversion)",
+        "split_radius_px = object_diameter_um / 2 / pixel_size_um",
+        "split_radius_px = object_diameter_um / pixel_size_um",
+    ),
+    (
+        "candidates only above 3x a nucleus, not 1.5x",
+        'split_is_candidate = (split_props["area"] > 1.5 * split_area_px)',
+        'split_is_candidate = (split_props["area"] > 3 * split_area_px)',
+    ),
+    (
+        "distance transform of the unpadded box (its edge not background)",
+        "ndi.distance_transform_edt(np.pad(split_mask, 1))[1:-1, 1:-1]",
+        "ndi.distance_transform_edt(split_mask)",
+    ),
+]

@@ -1,4 +1,4 @@
-"""The banked _segment-cellpose: its code parses, and every step but the model's runs.
+"""segment-trained-model: its code parses, and every step but the model's runs.
 
 The model step imports cellpose or stardist, whose weights download at run time, which the build
 machine cannot do; the scene's stand-in takes its place (the planted nuclei plus fragments), and
@@ -11,7 +11,7 @@ import ast
 
 from .seed_docs import body_of, python_blocks
 
-DOC_ID = "_segment-cellpose"
+DOC_ID = "segment-trained-model"
 MODEL_MODULES = {"cellpose", "stardist", "csbdeep"}
 
 
