@@ -96,7 +96,7 @@ def test_export_writes_each_procedure_as_a_skill_the_format_accepts(tiers, out):
 
 def test_the_whole_shipped_seed_exports_as_valid_skills(tmp_path):
     result = export_skills(seed_docs(tmp_path / "local"), str(tmp_path / "skills"), all_docs=True)
-    assert len(result.skills) == 23  # 4 references and 19 procedures; banked docs are never listed
+    assert len(result.skills) == 28  # 4 references and 24 procedures; banked docs are never listed
     assert (result.refused, result.left_alone, result.unexported_links) == ((), (), ())
     for exported in result.skills:
         assert_valid_skill(tmp_path / "skills" / exported.name)
@@ -400,7 +400,7 @@ def test_export_then_import_into_a_fresh_tier_gives_the_same_docs(tmp_path):
     fresh = Docs(Store(tmp_path / "nothing-shipped", tmp_path / "b", "1.0"))
     result = import_skills(fresh, str(tmp_path / "skills"), prefix="")
     assert result.refused == ()
-    assert len(result.imported) == len(exported.skills) == 23
+    assert len(result.imported) == len(exported.skills) == 28
     hooks = {e.doc_id: e.hook for e in parse_index(source.index().text).entries}
     imported_hooks = {e.doc_id: e.hook for e in parse_index(fresh.index().text).entries}
     for item in exported.skills:
