@@ -116,7 +116,7 @@ async def test_a_stale_write_is_a_409_with_the_stores_message_and_changes_nothin
     refusal = await _json(response)
     assert refusal["kind"] == "StaleWrite"
     assert "has changed since the text this write was based on" in refusal["message"]
-    assert "opening mine in the Kernel Docs panel shows the current text" in refusal["message"]
+    assert "Nothing was written. Opening mine in the Kernel Docs panel shows" in refusal["message"]
     assert server_tiers.local_text("mine") == "# Mine\n\nthe agent's edit\n"
 
 
@@ -468,7 +468,7 @@ async def test_sections_outlines_collections_and_search_as_json_for_a_ui(jp_fetc
     )
     missing = await _api(jp_fetch, "docs", "lab/steps#Nope")
     assert missing.code == 404
-    assert "the outline of lab/steps in the Kernel Docs panel" in (await _json(missing))["message"]
+    assert "The outline of lab/steps in the Kernel Docs panel lists" in (await _json(missing))["message"]
     found = await _json(await _api(jp_fetch, "search", q="keyerror"))
     assert found["type"] == "SearchResult"
     group = found["groups"][0]
