@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 from urllib.parse import urlencode
@@ -189,6 +190,9 @@ async def test_review_shows_the_agents_change_and_reverts_one_hunk(jp_fetch, ser
     (hunk,) = item["hunks"]
     assert "-- flatfield: correct uneven illumination" in hunk["lines"]
     assert "+- flatfield: the agent's new hook" in hunk["lines"]
+    # both sides of the hunks, from the same reading: what a side-by-side view shows
+    assert (item["baseline"], item["text"]) == (index, server_tiers.local_text("index"))
+    assert item["sha256"] == hashlib.sha256(item["text"].encode()).hexdigest()
     reverted = await _api(
         jp_fetch,
         "ops",
@@ -546,6 +550,7 @@ async def test_the_review_carries_who_changed_what_and_offers_retire_and_drop(jp
     assert fresh["actions"] == ["looks_good", "retire"]
     assert fresh["changes"][0]["author"]["label"].startswith("panel as ")
     assert fresh["hunks"][0]["versions"] == [1]
+    assert (fresh["baseline"], fresh["text"]) == (None, "# Fresh\n\nnew\n")  # a new doc: nothing before
     copy = items["flatfield"]
     assert (copy["same_as_shipped"], copy["actions"]) == (True, ["drop"])
     index = await _json(await _api(jp_fetch, "index"))
