@@ -506,6 +506,7 @@ async def test_history_routes_list_versions_with_attribution_read_one_diff_two_a
     assert newest["author"]["surface"] == "panel"
     assert newest["author"]["label"] == f"panel as {newest['author']['name']}"
     assert newest["author"]["name"]  # the Jupyter user who saved it
+    assert not re.fullmatch(r"[0-9a-f]{32}", newest["author"]["name"])  # as Jupyter names them, not a hex id
     assert (newest["added"], newest["removed"], newest["current"]) == (1, 1, True)
     assert (history["max_versions"], history["max_bytes"]) == (100, 2 * 1024 * 1024)
     assert history["bounds"] == "at most 100 versions and 2 MiB per doc are kept, the oldest dropped first"

@@ -45,12 +45,14 @@ class DocsService:
         self._listed: tuple[str, ...] = ()
         self._seen = self._fingerprint()
 
-    def docs_for(self, user: str) -> ReviewedDocs:
-        """The user's ``Docs``: one caller per Jupyter user, whose writes the history records as the
-        panel's, by that user."""
+    def docs_for(self, user: str, name: str | None = None) -> ReviewedDocs:
+        """The user's ``Docs``: one caller per Jupyter user (``user``, the username), whose writes
+        the history records as the panel's, by the user's ``name`` as Jupyter shows it (a
+        token-authenticated user's username is a random hex string; its name reads "Anonymous Io")."""
         with self._lock:
             if user not in self._callers:
-                self._callers[user] = ReviewedDocs(self.store, self.config, Author("panel", name=user))
+                author = Author("panel", name=name or user)
+                self._callers[user] = ReviewedDocs(self.store, self.config, author)
             return self._callers[user]
 
     def _fingerprint(self) -> dict[str, tuple[int, int, int]]:
