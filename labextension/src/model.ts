@@ -13,6 +13,7 @@ import {
   DocsAPIError,
   IChangedEvent,
   IIndexView,
+  IReviewItem,
   IReviewView,
   IWriteResult
 } from './api';
@@ -149,6 +150,46 @@ export class DocsModel extends VDomModel {
     );
   }
 
+  /** Retire a doc: remove its index line (its file stays, readable by id). */
+  retire(id: string): Promise<void> {
+    return this._act(`retire:${id}`, `Retiring ${id}`, index =>
+      api.retire(id, index.sha256).then(() => {
+        Notification.success(
+          `Retired ${id}: its line left the index, so the agent is no longer told of it. The file stays, readable by id.`,
+          { autoClose: 5000 }
+        );
+      })
+    );
+  }
+
+  /** Drop a local copy whose text equals the shipped text, so the shipped doc is read again. */
+  dropLocalCopy(id: string, sha: string): Promise<void> {
+    return this._act(`drop:${id}`, `Dropping the local copy of ${id}`, () =>
+      api.dropLocalCopy(id, sha).then(() => {
+        Notification.success(`Dropped the local copy of ${id}: the shipped doc (and its later releases) is read again.`, {
+          autoClose: 5000
+        });
+      })
+    );
+  }
+
+  /** Write version `version` of a doc back (a new version), based on the history's `sha`. */
+  restore(id: string, version: number, sha: string | null): Promise<void> {
+    return this._act(`restore:${id}`, `Restoring v${version} of ${id}`, () =>
+      api.restore(id, version, sha).then(result => {
+        const what = result.outcome === 'unchanged' ? 'already had that text' : `has v${version}'s text again`;
+        Notification.success(`${id === 'index' ? 'The index' : id} ${what}; the history keeps what it replaced.`, {
+          autoClose: 5000
+        });
+      })
+    );
+  }
+
+  /** The review item of `id`, or null when nothing of it is left to review. */
+  reviewItem(id: string): IReviewItem | null {
+    return this.review?.items.find(item => item.id === id) ?? null;
+  }
+
   dismissRefusal(): void {
     this.refusal = null;
     this.stateChanged.emit();
@@ -169,8 +210,10 @@ export class DocsModel extends VDomModel {
       this.refusal = null;
     } catch (error) {
       const refusal = asAPIError(error);
+      // A stale action is said in the panel's words: the store's message names an internal hash.
       this.refusal = refusal.stale
-        ? `${refusal.message} The panel now shows the current text; look again, then retry.`
+        ? `${what} was refused: it was based on text that changed since the panel showed it, so nothing ` +
+          'was changed. The panel now shows the current text; look again, then retry.'
         : refusal.message;
       Notification.error(`${what} was refused; the Kernel Docs panel says why.`, { autoClose: 8000 });
     } finally {
