@@ -197,6 +197,21 @@ def run_command(page, command: str, args: dict | None = None) -> None:
     )
 
 
+def close_all_tabs(page) -> None:
+    """Close the main area's tabs one at a time. JupyterLab's own close-all can close a tab whose
+    toolbar was shown a moment before, and that toolbar's resize throttler then runs disposed
+    ("Cannot read properties of null (reading 'promise')"): a page error of JupyterLab's, not ours."""
+    page.evaluate(
+        """async () => {
+            const shell = window.jupyterapp.shell;
+            for (const widget of [...shell.widgets('main')].reverse()) {
+                widget.close();
+                await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
+            }
+        }"""
+    )
+
+
 def open_lab(browser, lab: Lab):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url.rstrip("/"))
@@ -308,3 +323,44 @@ def tidy_for_a_picture(page) -> None:
         close.click()
     expect(page.locator(".Toastify__toast")).to_have_count(0)
     page.locator(PANEL).evaluate("node => { node.scrollTop = 0; }")
+
+
+# -- what went wrong in a page -------------------------------------------------------------------
+
+_ERRORS: dict[int, list[str]] = {}
+_ALLOWED: dict[int, list[str]] = {}
+# The browser logs every answer of 400 and up as a console error; the docs API's refusals (a
+# stale write, a cap, an unknown doc) are answers the panel shows, so those alone are expected.
+_REFUSAL = "the server responded with a status of 4"
+
+
+def watch_errors(page) -> None:
+    """Collect the page's uncaught errors and console errors from now on."""
+    seen = _ERRORS.setdefault(id(page), [])
+
+    def console(message) -> None:
+        url = (message.location or {}).get("url", "")
+        if message.type == "error" and not (_REFUSAL in message.text and "/biopb-kernel-docs/api/" in url):
+            seen.append(f"console error: {message.text} (at {url})")
+
+    page.on("pageerror", lambda error: seen.append(f"page error: {error}\n{error.stack}"))
+    page.on("console", console)
+
+
+def allow_errors(page, containing: str) -> None:
+    """Expect errors that name ``containing`` from now on: ones a test causes on purpose (a doc's
+    image that does not exist, whose 404 the browser may report after the test has moved on)."""
+    _ALLOWED.setdefault(id(page), []).append(containing)
+
+
+def assert_no_errors(page) -> None:
+    """Fail on any error the page met since the last check, and on a blanked panel (React
+    unmounts the whole panel when one of its components throws)."""
+    seen = _ERRORS.get(id(page), [])
+    allowed = _ALLOWED.get(id(page), [])
+    found = [error for error in seen if not any(part in error for part in allowed)]
+    seen[:] = []
+    assert not found, "the page met errors:\n" + "\n".join(found)
+    content = page.locator(f"{PANEL} .jp-biopbDocs-Content")
+    assert content.count() == 1, "the Kernel Docs panel is blank"
+    assert (content.text_content() or "").strip(), "the Kernel Docs panel is blank"

@@ -27,6 +27,9 @@ from .panel_support import (
     VISIBLE_VIEWER,
     Agent,
     Lab,
+    allow_errors,
+    assert_no_errors,
+    close_all_tabs,
     index_entry,
     launch_browser,
     new_item,
@@ -40,6 +43,7 @@ from .panel_support import (
     stop_lab,
     tidy_for_a_picture,
     wait_ready,
+    watch_errors,
 )
 
 # Each payload sets window.__biopbPwned if it ever runs.
@@ -91,8 +95,17 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
 @pytest.fixture(scope="module")
 def page(browser, lab):
     opened = open_lab(browser, lab)
+    watch_errors(opened)
     yield opened
     opened.context.close()
+
+
+@pytest.fixture(autouse=True)
+def no_page_errors(request):
+    """Every test on the shared page fails on a page error, a console error or a blanked panel."""
+    yield
+    if "page" in request.fixturenames:
+        assert_no_errors(request.getfixturevalue("page"))
 
 
 # -- the panel ---------------------------------------------------------------------------------
@@ -202,7 +215,21 @@ def agent(lab) -> Iterator[Agent]:
     session.close()
 
 
-def test_an_agents_change_is_reviewed_and_reverted_hunk_by_hunk(page, lab, agent):
+def _reviewed_docs(lab):
+    from biopb_kernel_docs import __version__
+    from biopb_kernel_docs.core.review import ReviewedDocs
+    from biopb_kernel_docs.core.store import Store
+
+    return ReviewedDocs(Store(lab.shipped, lab.local, __version__))
+
+
+def _review_diff(page):
+    return page.locator(".jp-biopbDocs-ReviewDiff:visible")
+
+
+def test_an_agents_change_shows_who_made_it_and_is_reverted_side_by_side_then_the_copy_dropped(
+    page, lab, agent
+):
     _, returned = agent.call(
         "write_doc",
         id="stitch-tiles",
@@ -214,33 +241,59 @@ def test_an_agents_change_is_reviewed_and_reverted_hunk_by_hunk(page, lab, agent
     latency = record_latency("agent write (MCP) to review item shown", returned)
     assert latency < PUSH_BOUND_S, f"the agent's write took {latency:.3f} s to show in the panel"
     assert "a local copy, against the shipped text" in item.inner_text()
-    hunk = item.locator(".jp-biopbDocs-Hunk")
-    assert hunk.count() == 1
-    lines = hunk.locator(".jp-biopbDocs-DiffLine").all_inner_texts()
-    assert "-Place the tiles on one canvas." in lines
-    assert "+Place the tiles on a 10 % overlap grid." in lines
+    # who and when, from the history: the MCP client as it declared itself, via MCP
+    who = item.locator(".jp-biopbDocs-ReviewWho")
+    expect(who).to_have_text(re.compile(r"^1 change \(\+1 \u22121 lines\) by .+ via MCP, just now \(v2\)$"))
 
-    hunk.get_by_role("button", name="Revert this change").click()
-    hunk.wait_for(state="detached")
+    item.get_by_role("button", name="Show changes").click()
+    diff = _review_diff(page)
+    expect(diff.locator(".jp-biopbDocs-MergeLabel-before")).to_have_text("The shipped text")
+    expect(diff.locator(".cm-merge-a .cm-content")).to_contain_text("Place the tiles on one canvas.")
+    expect(diff.locator(".cm-merge-b .cm-content")).to_contain_text("Place the tiles on a 10 % overlap grid.")
+    assert "10 % overlap" not in diff.locator(".cm-merge-a .cm-content").inner_text()
+    bar = diff.locator('.jp-biopbDocs-HunkBar-before[data-hunk="0"]')
+    expect(bar).to_have_text(re.compile(r"^Change 1 of 1, by .+ via MCP, just now \(v2\)$"))
+    diff.get_by_role("button", name="Revert change 1").click()
+    expect(diff.locator(".jp-biopbDocs-HunkBar")).to_have_count(0)
     assert lab.local_text("stitch-tiles") == SHIPPED["stitch-tiles"]
-    # The copy now equals the shipped text: the review keeps it, with nothing to revert, as a copy
-    # to drop (the panel's Drop button is the panel's to add; the REST item says "drop").
-    expect(item.locator(".jp-biopbDocs-Hunk")).to_have_count(0)
+    # The copy now equals the shipped text: nothing to revert, a copy to drop.
+    expect(diff).to_contain_text("has the shipped text again")
+    expect(item).to_contain_text("has the shipped text again")
+    diff.get_by_role("button", name="Drop the local copy").click()
+    item.wait_for(state="detached")
+    expect(diff.locator(".jp-biopbDocs-ReviewDone")).to_have_text("Nothing left to review in stitch-tiles.")
+    assert not (lab.local / "stitch-tiles.md").exists()
+    expect(index_entry(page, "stitch-tiles").locator(".jp-biopbDocs-Marker")).to_have_count(0)
 
+
+def test_a_doc_the_agent_created_is_retired_and_the_index_change_kept(page, lab, agent):
     _, returned = agent.call(
         "write_doc", id="my-lab/nuclei", body="# Nuclei, the lab's way\n\nOtsu, then watershed.\n"
     )
-    index_hunk = review_item(page, "index").locator(".jp-biopbDocs-Hunk", has_text="+- my-lab/nuclei:")
-    index_hunk.wait_for(timeout=10_000)
-    record_latency("agent creates a doc (MCP) to index hunk shown", returned)
-    index_entry(page, "my-lab/nuclei").wait_for()
-    assert review_item(page, "my-lab/nuclei").inner_text().count("a new doc") == 1
+    created = review_item(page, "my-lab/nuclei")
+    created.wait_for(timeout=10_000)
+    record_latency("agent creates a doc (MCP) to review item shown", returned)
+    assert created.inner_text().count("a new doc") == 1
+    expect(created.locator(".jp-biopbDocs-ReviewWho")).to_contain_text("via MCP, just now (v1)")
+    expect(created.get_by_role("button", name="Revert")).to_have_count(0)  # a new doc is retired instead
 
-    index_hunk.get_by_role("button", name="Looks good").click()
-    index_hunk.wait_for(state="detached")
+    review_item(page, "index").get_by_role("button", name="Show changes").click()
+    diff = _review_diff(page)
+    expect(diff.locator(".cm-merge-b .cm-content")).to_contain_text("- my-lab/nuclei: Otsu, then watershed.")
+    # the hunk that filed it, as the store numbers it (the panel's Keep names that number)
+    (index,) = (item for item in _reviewed_docs(lab).review().items if item.id == "index")
+    (n,) = (h.index for h in index.hunks if "+- my-lab/nuclei: Otsu, then watershed." in h.lines)
+    expect(diff.locator(f'.jp-biopbDocs-HunkBar-before[data-hunk="{n}"]')).to_contain_text("via MCP")
+    diff.get_by_role("button", name=f"Keep change {n + 1}").click()
+    expect(diff.locator(".jp-biopbDocs-HunkBar-after")).to_have_count(len(index.hunks) - 1)
     reviewed = (lab.local / ".review" / "index.md").read_text(encoding="utf-8")
     assert "- my-lab/nuclei: Otsu, then watershed." in reviewed
-    assert "- my-lab/nuclei: Otsu, then watershed." in lab.local_text("index")  # looks good writes no doc
+    assert "- my-lab/nuclei: Otsu, then watershed." in lab.local_text("index")  # Keep writes no doc
+
+    created.get_by_role("button", name="Retire").click()
+    index_entry(page, "my-lab/nuclei").wait_for(state="detached")
+    assert "my-lab/nuclei" not in lab.local_text("index")
+    assert lab.local_text("my-lab/nuclei") == "# Nuclei, the lab's way\n\nOtsu, then watershed.\n"
 
 
 # -- docs in the main area ----------------------------------------------------------------------
@@ -311,6 +364,7 @@ def test_a_docs_script_and_event_handlers_never_run(page, lab):
     rendered.get_by_text("a javascript: link").click()
     assert page.evaluate("() => window.__biopbPwned === undefined")
     assert rendered.locator("script, [onerror], [onmouseover]").count() == 0
+    allow_errors(page, "does-not-exist.png")  # the image's own 404, which the payload needs
     # The check can fail: the same payload, put in the page without the sanitizer, runs.
     page.evaluate(
         """() => {
@@ -372,16 +426,23 @@ def test_edit_index_saves_through_the_store_and_a_stale_save_loses_nothing(page,
     (lab.local / "index.md").write_text(on_disk, encoding="utf-8")
     expect(editor).to_contain_text("changed on disk since you opened it")
     page.keyboard.press("Control+s")
-    toast = page.locator(".Toastify__toast", has_text="index.md was not saved: it changed on disk")
-    toast.wait_for()
+    # Said once, in the editor's words: one banner, starting with a capital, naming no hash.
+    warning = editor.locator(".jp-biopbDocs-Warning")
+    expect(warning).to_contain_text("Not saved: index.md changed on disk since you opened it")
+    expect(editor.get_by_role("button", name="Save", exact=True)).to_be_enabled()
     assert lab.local_text("index") == on_disk  # the other writer's text stands
     assert "- second-entry: typed later" in _editor_text(editor)
-    refusal = editor.locator(".jp-biopbDocs-Error")
-    expect(refusal).to_contain_text("Nothing was written.")  # the store's own message, whole
+    said = warning.inner_text()
+    assert said[0].isupper(), said
+    assert not re.search(r"[0-9a-f]{8,}", said), said
+    assert editor.locator(".jp-biopbDocs-Error").count() == 0
+    assert page.locator(".Toastify__toast", has_text="not saved").count() == 0
 
-    toast.get_by_role("button", name="Show what changed").click()
-    changes = page.locator(VISIBLE_VIEWER)
-    expect(changes).to_contain_text("+- from-disk: another writer")
+    editor.get_by_role("button", name="Show what changed").click()
+    changes = page.locator(".jp-biopbDocs-ChangedOnDisk:visible")
+    expect(changes.locator(".jp-biopbDocs-MergeLabel-after")).to_have_text("On disk now")
+    expect(changes.locator(".cm-merge-b .cm-content")).to_contain_text("- from-disk: another writer")
+    assert "from-disk" not in changes.locator(".cm-merge-a .cm-content").inner_text()
     assert "second-entry" not in changes.inner_text()  # what changed on disk, not the user's edit
 
     page.locator(".lm-TabBar-tab", has_text="index.md").first.click()
@@ -429,7 +490,7 @@ def test_where_a_2048_character_host_cuts_the_index_is_marked(page, lab):
 
 
 def test_light_and_dark_screenshots(page, lab):
-    run_command(page, "application:close-all")
+    close_all_tabs(page)
     index_entry(page, "flatfield").get_by_role("button", name="flatfield").click()
     expect(page.locator(VISIBLE_VIEWER)).to_contain_text("Correct uneven illumination first")
     page.locator(f"{PANEL} .jp-biopbDocs-Handshake summary").click()  # what a small host receives
@@ -490,7 +551,7 @@ def _open_notebook(page, lab) -> None:
 
 
 def test_the_magics_render_in_a_notebook_and_add_nothing_to_the_table_of_contents(page, lab):
-    run_command(page, "application:close-all")
+    close_all_tabs(page)
     _open_notebook(page, lab)
     run_command(page, "notebook:run-all-cells")
     outputs = page.locator(".jp-Notebook .jp-OutputArea-output.jp-RenderedMarkdown")
