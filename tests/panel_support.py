@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import sync_playwright
 
 from .kernels import kernel_env
 
@@ -205,6 +205,10 @@ def close_all_tabs(page) -> None:
         """async () => {
             const shell = window.jupyterapp.shell;
             for (const widget of [...shell.widgets('main')].reverse()) {
+                const model = widget.context?.model;
+                if (model) {
+                    model.dirty = false;  // a test's notebook: closed without asking to save it
+                }
                 widget.close();
                 await new Promise(done => requestAnimationFrame(() => setTimeout(done, 0)));
             }
@@ -215,14 +219,20 @@ def close_all_tabs(page) -> None:
 def open_lab(browser, lab: Lab):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.url.rstrip("/"))
+    page = open_lab_page(context, lab)
+    page.locator(".jp-Launcher").first.wait_for()  # nothing at startup moves the focus after this
+    return page
+
+
+def open_lab_page(context, lab: Lab):
+    """JupyterLab in a new page of ``context`` (a second page of one context is the same user in a
+    second browser tab), with the Kernel Docs panel shown once its layout is restored."""
     page = context.new_page()
     page.goto(lab.lab_url())
     tab = page.locator('li.lm-TabBar-tab[data-id="biopb-kernel-docs-panel"]')
     tab.wait_for(state="visible", timeout=60_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=30_000)
-    # the layout restored and the launcher up: nothing at startup moves the focus after this
     page.evaluate("async () => { await window.jupyterapp.restored; }")
-    page.locator(".jp-Launcher").first.wait_for()
     run_command(page, "biopb-docs:open-panel")
     page.locator(PANEL).wait_for(state="visible")
     return page
@@ -239,7 +249,8 @@ def new_item(page, doc_id: str):
 def screenshot(page, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / name
-    page.screenshot(path=str(path))
+    no_toasts = ".Toastify__toast-container { display: none !important; }"  # nothing over the picture
+    page.screenshot(path=str(path), style=no_toasts)
     return path
 
 
@@ -318,10 +329,7 @@ def set_theme(page, name: str) -> None:
 
 
 def tidy_for_a_picture(page) -> None:
-    """No toasts over the picture, and the panel scrolled to its top."""
-    for close in page.locator(".Toastify__close-button").all():
-        close.click()
-    expect(page.locator(".Toastify__toast")).to_have_count(0)
+    """The panel scrolled to its top (screenshots leave the toasts out by themselves)."""
     page.locator(PANEL).evaluate("node => { node.scrollTop = 0; }")
 
 

@@ -9,11 +9,13 @@ for a person to look at.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 import threading
 import time
 from collections.abc import Iterator
+from urllib.parse import urlparse
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -34,6 +36,7 @@ from .panel_support import (
     launch_browser,
     new_item,
     open_lab,
+    open_lab_page,
     record_latency,
     review_item,
     run_command,
@@ -167,6 +170,30 @@ def test_every_control_of_the_panel_is_reached_with_tab_in_order_and_works_with_
     expect(dialog).to_contain_text("Open a notebook (or click into one) first")
     page.keyboard.press("Escape")
     expect(dialog).to_have_count(0)
+
+
+def test_a_refusal_replaced_by_the_next_and_dismissed_never_blanks_the_panel(page, lab):
+    # Rough edge 1: the refusal's effect returned scrollIntoView's Promise, which React called as
+    # its cleanup when a second refusal replaced the first, or on Dismiss: the panel went blank.
+    index = lab.local / "index.md"
+    before = index.read_bytes() if index.exists() else None
+    item = new_item(page, "count-foci")
+    item.get_by_label("Heading to file count-foci under").select_option(label="New heading…")
+    refusal = page.locator(f"{PANEL} .jp-biopbDocs-Refusal")
+    for length in (1_100, 1_300):  # each heading over the 1 KiB cap of an index line
+        item.get_by_label("Name of the new heading").fill("x" * length)
+        item.get_by_role("button", name=re.compile("^File under")).click()
+        expect(refusal).to_contain_text(f"a line of {length:,} bytes in the index")
+        expect(refusal).to_contain_text("Nothing was written. Choose a shorter heading.")
+        assert_no_errors(page)  # the first refusal, then its replacement
+    refusal.get_by_role("button", name="Dismiss").click()
+    expect(refusal).to_have_count(0)
+    assert_no_errors(page)
+    expect(item).to_be_visible()  # the panel is whole: the item waits to be filed or ignored
+    assert (index.read_bytes() if index.exists() else None) == before  # nothing was written
+    item.get_by_label("Heading to file count-foci under").select_option(label="Procedures")
+    for close in page.locator(".Toastify__close-button").all():
+        close.click()
 
 
 def test_ignore_puts_the_doc_on_the_ignored_line_and_the_item_leaves_the_tail(page, lab):
@@ -399,6 +426,124 @@ def test_a_doc_changed_on_disk_shows_in_the_panel_and_its_viewer_within_a_second
     expect(index_entry(page, "disk-note").locator(".jp-biopbDocs-Marker")).to_have_text("(missing)")
 
 
+# -- search, and a doc opened at a section --------------------------------------------------------
+
+LONG_READ = "# Long read\n\nWhy this doc is long.\n\n" + "".join(
+    f"## Part {n}\n\n"
+    + ("The quokka token lives here.\n\n" if n == 7 else "")
+    + "".join(f"Line {k} of part {n}.\n\n" for k in range(30 if n == 8 else 6))  # room to scroll to Part 7
+    for n in range(1, 9)
+)
+
+
+def _assert_scrolled_to(viewer, heading) -> None:
+    """The heading is the one marked, at the top of the viewer, which scrolled to bring it there."""
+    expect(heading).to_have_class(re.compile(r"\bjp-biopbDocs-mod-target\b"))
+    assert viewer.locator(".jp-biopbDocs-mod-target").count() == 1
+    assert viewer.evaluate("node => node.scrollTop") > 0
+    top = heading.bounding_box()["y"] - viewer.bounding_box()["y"]
+    assert 0 <= top < 60, f"the heading is {top:.0f} px below the viewer's top"
+
+
+def test_search_finds_a_line_and_opens_the_doc_at_its_section_from_the_keyboard(page, lab, agent):
+    agent.call("write_doc", id="long-read", body=LONG_READ)
+    index_entry(page, "long-read").wait_for()
+    box = page.locator(PANEL).get_by_role("searchbox", name="Search the docs")
+    box.focus()
+    page.keyboard.type("quokka")
+    page.keyboard.press("Enter")
+    group = page.locator(f"{PANEL} .jp-biopbDocs-SearchGroup")
+    expect(group).to_have_count(1)
+    expect(group).to_have_attribute("data-doc-id", "long-read")
+    expect(group.locator(".jp-biopbDocs-SearchTarget")).to_have_text(
+        "long-read\u00a7 Long read \u203a Part 7"
+    )
+    line = LONG_READ.split("\n").index("The quokka token lives here.") + 1
+    expect(group.locator(".jp-biopbDocs-SearchLine")).to_have_text(f"L{line}The quokka token lives here.")
+    expect(group.locator("mark")).to_have_text("quokka")
+    expect(page.locator(f"{PANEL} .jp-biopbDocs-SearchSummary")).to_contain_text(
+        "1 matching line in 1 doc of"
+    )
+    for _ in range(6):  # Tab from the box reaches the result
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.classList.contains('jp-biopbDocs-SearchTarget')"):
+            break
+    else:
+        pytest.fail("Tab never reached the search result")
+    page.keyboard.press("Enter")
+    viewer = page.locator(VISIBLE_VIEWER)
+    expect(viewer.locator(".jp-biopbDocs-SectionNote")).to_have_text(
+        "Opened at \u00a7 8 of 9: Long read \u203a Part 7"
+    )
+    _assert_scrolled_to(viewer, viewer.locator(".jp-RenderedMarkdown h2", has_text="Part 7"))
+
+    # a pattern RE2 refuses is said under the box; Escape in the box clears the search
+    page.locator(PANEL).get_by_label("regex").check()
+    box.fill("(quokka")
+    box.press("Enter")
+    expect(page.locator(f"{PANEL} .jp-biopbDocs-Search .jp-biopbDocs-Error")).to_contain_text(
+        "not a pattern RE2 accepts"
+    )
+    box.press("Escape")
+    expect(page.locator(f"{PANEL} .jp-biopbDocs-Search .jp-biopbDocs-Error")).to_have_count(0)
+    expect(box).to_have_value("")
+    page.locator(PANEL).get_by_label("regex").uncheck()
+
+
+def test_a_section_link_and_a_section_id_open_the_doc_at_that_section(page, lab, agent):
+    agent.call("write_doc", id="reading-list", body="# Reading list\n\nSee [[long-read#Part 3]] first.\n")
+    run_command(page, "biopb-docs:open-doc", {"id": "reading-list"})
+    link = page.locator(VISIBLE_VIEWER).locator('.jp-biopbDocs-DocLink[data-doc-id="long-read#Part 3"]')
+    link.click()
+    viewer = page.locator(VISIBLE_VIEWER)
+    note = viewer.locator(".jp-biopbDocs-SectionNote")
+    expect(note).to_have_text("Opened at \u00a7 4 of 9: Long read \u203a Part 3")
+    _assert_scrolled_to(viewer, viewer.locator(".jp-RenderedMarkdown h2", has_text="Part 3"))
+
+    run_command(page, "biopb-docs:open-doc", {"id": "long-read#part 5"})  # matching ignores case
+    _assert_scrolled_to(viewer, viewer.locator(".jp-RenderedMarkdown h2", has_text="Part 5"))
+    run_command(page, "biopb-docs:open-doc", {"id": "long-read#Part 99"})
+    expect(note).to_contain_text("No section 'Part 99' in 'long-read'")
+    assert viewer.locator(".jp-biopbDocs-mod-target").count() == 0
+
+
+# -- a doc's history ------------------------------------------------------------------------------
+
+
+def test_a_docs_history_says_who_changed_it_compares_two_versions_and_restores_one(page, lab, agent):
+    agent.call("write_doc", id="lab-notes", body="# Lab notes\n\nUse the 20x objective.\n")
+    agent.call("write_doc", id="lab-notes", old="20x", new="40x")
+    run_command(page, "biopb-docs:show-history", {"id": "lab-notes"})
+    history = page.locator(".jp-biopbDocs-History:visible")
+    rows = history.locator("tbody tr")
+    expect(rows).to_have_count(2)
+    expect(history).to_contain_text("at most 100 versions and 2 MiB per doc are kept")
+    newest, first = rows.nth(0), rows.nth(1)
+    expect(newest).to_contain_text(re.compile(r"^v2just now.+ via MCP\+1 \u22121 linescurrent$"))
+    expect(first).to_contain_text(re.compile(r"^v1just now.+ via MCP3 lines"))  # its first text
+
+    first.get_by_role("button", name="Compare v1 with now").click()
+    versions = page.locator(".jp-biopbDocs-ReviewDiff:visible")
+    expect(versions.locator(".jp-biopbDocs-MergeLabel-before")).to_have_text(
+        re.compile(r"^v1 · just now · .+ via MCP$")
+    )
+    expect(versions.locator(".jp-biopbDocs-MergeLabel-after")).to_have_text("Now (the current text)")
+    expect(versions.locator(".cm-merge-a .cm-content")).to_contain_text("Use the 20x objective.")
+    expect(versions.locator(".cm-merge-b .cm-content")).to_contain_text("Use the 40x objective.")
+
+    page.locator(".lm-TabBar-tab", has_text="lab-notes: history").click()
+    sha = hashlib.sha256((lab.local / "lab-notes.md").read_bytes()).hexdigest()
+    with page.expect_request(lambda r: urlparse(r.url).path.endswith("/api/ops/restore_doc")) as sent:
+        first.get_by_role("button", name="Restore v1").click()
+        dialog = page.locator(".jp-Dialog")
+        expect(dialog).to_contain_text("Restore v1 of lab-notes?")
+        dialog.get_by_role("button", name="Restore").click()
+    assert json.loads(sent.value.post_data) == {"id": "lab-notes", "version": 1, "if_match": sha}
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text(re.compile(r"^v3just nowpanel as .+restored v1current$"))
+    assert lab.local_text("lab-notes") == "# Lab notes\n\nUse the 20x objective.\n"
+
+
 # -- editing through the store ------------------------------------------------------------------
 
 
@@ -452,6 +597,49 @@ def test_edit_index_saves_through_the_store_and_a_stale_save_loses_nothing(page,
     page.locator(".lm-TabBar-tab", has_text="index.md").first.click()
     expect(editor.locator(".cm-content")).to_contain_text("- from-disk: another writer")
     assert "second-entry" not in _editor_text(editor)
+
+
+def test_two_tabs_of_one_user_never_overwrite_each_others_saves(page, lab):
+    # One user's tabs are one caller to the store, whose memory of what it read cannot tell them
+    # apart: each editor sends the sha256 of the text it loaded as if_match, always.
+    lab.local.mkdir(parents=True, exist_ok=True)
+    (lab.local / "shared-notes.md").write_text("# Shared notes\n\nFirst line.\n", encoding="utf-8")
+    loaded = hashlib.sha256((lab.local / "shared-notes.md").read_bytes()).hexdigest()
+    other = open_lab_page(page.context, lab)
+    watch_errors(other)
+    sent: list[dict] = []
+    editors = []
+    for tab in (page, other):
+        tab.on(
+            "request",
+            lambda request: (
+                sent.append(json.loads(request.post_data))
+                if request.method == "PUT" and urlparse(request.url).path.endswith("/api/docs/shared-notes")
+                else None
+            ),
+        )
+        run_command(tab, "biopb-docs:edit-doc", {"id": "shared-notes"})
+        editor = tab.locator(".jp-biopbDocs-Editor:visible")
+        expect(editor.locator(".cm-content")).to_contain_text("First line.")
+        editors.append(editor)
+    for tab, editor, line in (
+        (page, editors[0], "From the first tab."),
+        (other, editors[1], "From the second."),
+    ):
+        editor.locator(".cm-content").click()
+        tab.keyboard.press("Control+End")
+        tab.keyboard.insert_text(f"{line}\n")
+    page.keyboard.press("Control+s")
+    expect(editors[0].get_by_role("button", name="Saved", exact=True)).to_be_visible()
+    other.keyboard.press("Control+s")
+    expect(editors[1].locator(".jp-biopbDocs-Warning")).to_contain_text(
+        "Not saved: shared-notes.md changed on disk since you opened it"
+    )
+    assert lab.local_text("shared-notes") == "# Shared notes\n\nFirst line.\nFrom the first tab.\n"
+    assert [body.get("if_match") for body in sent] == [loaded, loaded]
+    assert "From the second." in _editor_text(editors[1])  # nothing typed is lost
+    assert_no_errors(other)
+    other.close()
 
 
 # -- the handshake cut, the empty states, the themes --------------------------------------------
@@ -617,6 +805,154 @@ def test_connect_an_agent_gives_the_command_for_the_active_notebooks_kernel(page
     reader.join(120)
     assert answer, "the MCP server from the copied config did not answer"
     assert "Correct uneven illumination first" in answer[0]
+
+
+# -- every button, in both themes (last: it leaves the store as its clicks made it) -----------------
+
+
+# What each kind of button the panel shows is called: where it sits, and what it says (ids,
+# counts and headings taken out, so one kind is one behaviour).
+BUTTON_KIND = """button => {
+    const section = button.closest('.jp-biopbDocs-Section');
+    const where = section
+        ? [...section.classList].find(c => c.startsWith('jp-biopbDocs-Section-')).slice(21)
+        : button.closest('.jp-biopbDocs-Search') ? 'search'
+        : button.closest('.jp-biopbDocs-Refusal') ? 'refusal'
+        : button.closest('.jp-biopbDocs-Header') ? 'header' : 'panel';
+    const text = button.textContent.trim();
+    const what = button.classList.contains('jp-biopbDocs-SectionToggle') ? 'toggle'
+        : button.classList.contains('jp-biopbDocs-Link') && text !== 'Clear' ? 'open'
+        : text.startsWith('File under') ? 'File under' : text.replace(/[0-9]+/g, 'N');
+    return `${where}: ${what}`;
+}"""
+# Changes that take their button away are clicked after the rest, so the rest is still there; in
+# this order, so one does not take another's last button with it (a Keep before a Retire would).
+TAKES_ITSELF_AWAY = (
+    "Dismiss",
+    "Clear",
+    "Drop the local copy",
+    "Retire",
+    "File under",
+    "Ignore",
+    "Keep all N",
+    "Keep",
+)
+EVERY_KIND = {
+    "header: Edit index",
+    "header: Connect an agent",
+    "search: Search",
+    "search: open",
+    "search: Clear",
+    "refusal: Dismiss",
+    "review: toggle",
+    "review: open",
+    "review: Show changes",
+    "review: Keep",
+    "review: Keep all N",
+    "review: Retire",
+    "review: Drop the local copy",
+    "index: toggle",
+    "index: open",
+    "new: toggle",
+    "new: open",
+    "new: File under",
+    "new: Ignore",
+    "stale: toggle",
+}
+
+
+def _click_order(kind: str) -> int:
+    what = kind.split(": ")[1]
+    return TAKES_ITSELF_AWAY.index(what) + 1 if what in TAKES_ITSELF_AWAY else 0
+
+
+def _click_every_button(page) -> set[str]:
+    """Click each kind of button the panel shows, once; after each click the page has met no
+    error and the panel is whole. Returns the kinds clicked."""
+    buttons = page.locator(f"{PANEL} button:visible:enabled")
+    clicked: set[str] = set()
+    for _ in range(60):
+        kinds = buttons.evaluate_all(f"nodes => nodes.map({BUTTON_KIND})")
+        waiting = [(n, kind) for n, kind in enumerate(kinds) if kind not in clicked]
+        if not waiting:
+            return clicked
+        n, kind = min(waiting, key=lambda pair: _click_order(pair[1]))  # the first in the page on a tie
+        button = buttons.nth(n)
+        button.click()
+        clicked.add(kind)
+        if kind.endswith(": toggle") and button.get_attribute("aria-expanded") == "false":
+            button.click()  # open the section again: its buttons are next
+        if page.locator(".jp-Dialog").count():
+            page.keyboard.press("Escape")
+            expect(page.locator(".jp-Dialog")).to_have_count(0)
+        expect(page.locator(f"{PANEL} .jp-biopbDocs-Content")).not_to_have_attribute("aria-busy", "true")
+        assert_no_errors(page)
+    pytest.fail(f"the panel kept showing new kinds of buttons; clicked {sorted(clicked)}")
+
+
+def _plant_every_kind_of_button(page, lab, agent, name: str, shipped_id: str, edits) -> None:
+    """A review with a shipped doc changed in two places, two new docs, a copy equal to the shipped
+    text and the index; a new shipped doc, a refusal, and search results."""
+    agent.call("write_doc", id=f"{name}-steps", body="# Steps\n\nOne.\n\nTwo.\n")  # to retire
+    agent.call("write_doc", id=f"{name}-notes", body="# Notes\n\nKeep me.\n")  # to keep
+    for old, new in edits:
+        agent.call("write_doc", id=shipped_id, old=old, new=new)
+    (lab.local / "data.md").write_text(SHIPPED["data"], encoding="utf-8")
+    (lab.shipped / f"{name}-shipped.md").write_text(f"# {name}\n\nNew in this release.\n", encoding="utf-8")
+    run_command(page, "biopb-docs:refresh")
+    item = new_item(page, f"{name}-shipped")
+    item.get_by_label(f"Heading to file {name}-shipped under").select_option(label="New heading…")
+    item.get_by_label("Name of the new heading").fill("x" * 1_100)
+    item.get_by_role("button", name=re.compile("^File under")).click()
+    expect(page.locator(f"{PANEL} .jp-biopbDocs-Refusal")).to_be_visible()
+    box = page.locator(PANEL).get_by_role("searchbox", name="Search the docs")
+    box.fill("One")
+    box.press("Enter")
+    page.locator(f"{PANEL} .jp-biopbDocs-SearchGroup").first.wait_for()
+    for doc_id in (f"{name}-steps", shipped_id, "data", "index"):
+        review_item(page, doc_id).wait_for()
+
+
+def test_every_button_of_the_panel_works_in_both_themes_and_the_views_look_right(page, lab, agent):
+    close_all_tabs(page)
+    page.set_viewport_size({"width": 1440, "height": 1100})
+    for theme_name, name, shipped_id, edits in (
+        (
+            "JupyterLab Light",
+            "light",
+            "flatfield",
+            (
+                ("Correct uneven illumination first", "Correct the shading first"),
+                ("Divide by it.", "Divide."),
+            ),
+        ),
+        (
+            "JupyterLab Dark",
+            "dark",
+            "stitch-tiles",
+            (("one canvas", "a 10 % overlap grid"), ("Blend the seams.", "Blend the seams linearly.")),
+        ),
+    ):
+        set_theme(page, theme_name)
+        _plant_every_kind_of_button(page, lab, agent, name, shipped_id, edits)
+        tidy_for_a_picture(page)
+        screenshot(page, f"panel-review-{name}.png")
+        review_item(page, shipped_id).get_by_role("button", name="Show changes").click()
+        expect(_review_diff(page).locator(".jp-biopbDocs-HunkBar-after")).to_have_count(2)
+        tidy_for_a_picture(page)
+        screenshot(page, f"review-diff-{name}.png")
+        run_command(page, "biopb-docs:show-history", {"id": shipped_id})
+        newest = page.locator(".jp-biopbDocs-History:visible tbody tr").first
+        expect(newest).to_contain_text(re.compile(r"via MCP\+1 \u22121 linescurrent$"))
+        tidy_for_a_picture(page)
+        screenshot(page, f"history-{name}.png")
+        close_all_tabs(page)
+
+        clicked = _click_every_button(page)
+        assert not EVERY_KIND - clicked, f"never shown: {sorted(EVERY_KIND - clicked)}"
+        close_all_tabs(page)
+    set_theme(page, "JupyterLab Light")
+    page.set_viewport_size({"width": 1440, "height": 900})
 
 
 # -- states a user can meet before anything works ------------------------------------------------

@@ -41,7 +41,9 @@ function VersionRow(props: {
     ? `restored v${version.restores}`
     : version.after_sha256 === null
       ? 'no doc'
-      : lineCounts(version.added, version.removed);
+      : version.before_sha256 === null
+        ? `${version.lines} ${version.lines === 1 ? 'line' : 'lines'}` // the first text it had
+        : lineCounts(version.added, version.removed);
   return (
     <tr className={version.current ? 'jp-biopbDocs-mod-current' : ''} data-version={version.number}>
       <th scope="row">v{version.number}</th>

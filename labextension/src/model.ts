@@ -49,7 +49,7 @@ export class DocsModel extends VDomModel {
 
   private _poll = 0;
   private _inFlight: Promise<void> | null = null;
-  private _again = false;
+  private _again: Promise<void> | null = null;
 
   dispose(): void {
     if (this.isDisposed) {
@@ -60,20 +60,24 @@ export class DocsModel extends VDomModel {
     super.dispose();
   }
 
-  /** Fetch the index and the review again; calls made while one runs coalesce into one more. */
+  /**
+   * Fetch the index and the review again. Calls made while one runs coalesce into one more, and
+   * resolve when that one has: what they wait for is a reading made after they were called.
+   */
   refresh(): Promise<void> {
-    if (this._inFlight) {
-      this._again = true;
+    if (!this._inFlight) {
+      this._inFlight = this._fetch().finally(() => {
+        this._inFlight = null;
+      });
       return this._inFlight;
     }
-    this._inFlight = this._fetch().finally(() => {
-      this._inFlight = null;
-      if (this._again) {
-        this._again = false;
-        void this.refresh();
-      }
-    });
-    return this._inFlight;
+    if (!this._again) {
+      this._again = this._inFlight.then(() => {
+        this._again = null;
+        return this.refresh();
+      });
+    }
+    return this._again;
   }
 
   private async _fetch(): Promise<void> {
@@ -217,8 +221,10 @@ export class DocsModel extends VDomModel {
         : refusal.message;
       Notification.error(`${what} was refused; the Kernel Docs panel says why.`, { autoClose: 8000 });
     } finally {
-      this.busy.delete(key);
+      // busy until the panel shows the store as the action left it
       await this.refresh();
+      this.busy.delete(key);
+      this.stateChanged.emit();
     }
   }
 }

@@ -50,7 +50,7 @@ function PanelView({ model, commands }: IViewProps): React.ReactElement {
       ? commands.execute(CommandIDs.editIndex)
       : commands.execute(CommandIDs.openDoc, section === null ? { id } : { id, section }));
   return (
-    <div className="jp-biopbDocs-Content">
+    <div className="jp-biopbDocs-Content" aria-busy={model.busy.size > 0}>
       <header className="jp-biopbDocs-Header">
         <h2 className="jp-biopbDocs-Title">Kernel Docs</h2>
         <div className="jp-biopbDocs-Actions">
