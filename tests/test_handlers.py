@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import re
 from urllib.parse import urlencode
@@ -116,7 +117,7 @@ async def test_a_stale_write_is_a_409_with_the_stores_message_and_changes_nothin
     refusal = await _json(response)
     assert refusal["kind"] == "StaleWrite"
     assert "has changed since the text this write was based on" in refusal["message"]
-    assert "opening mine in the Kernel Docs panel shows the current text" in refusal["message"]
+    assert "Nothing was written. Opening mine in the Kernel Docs panel shows" in refusal["message"]
     assert server_tiers.local_text("mine") == "# Mine\n\nthe agent's edit\n"
 
 
@@ -189,6 +190,9 @@ async def test_review_shows_the_agents_change_and_reverts_one_hunk(jp_fetch, ser
     (hunk,) = item["hunks"]
     assert "-- flatfield: correct uneven illumination" in hunk["lines"]
     assert "+- flatfield: the agent's new hook" in hunk["lines"]
+    # both sides of the hunks, from the same reading: what a side-by-side view shows
+    assert (item["baseline"], item["text"]) == (index, server_tiers.local_text("index"))
+    assert item["sha256"] == hashlib.sha256(item["text"].encode()).hexdigest()
     reverted = await _api(
         jp_fetch,
         "ops",
@@ -468,7 +472,7 @@ async def test_sections_outlines_collections_and_search_as_json_for_a_ui(jp_fetc
     )
     missing = await _api(jp_fetch, "docs", "lab/steps#Nope")
     assert missing.code == 404
-    assert "the outline of lab/steps in the Kernel Docs panel" in (await _json(missing))["message"]
+    assert "The outline of lab/steps in the Kernel Docs panel lists" in (await _json(missing))["message"]
     found = await _json(await _api(jp_fetch, "search", q="keyerror"))
     assert found["type"] == "SearchResult"
     group = found["groups"][0]
@@ -502,6 +506,7 @@ async def test_history_routes_list_versions_with_attribution_read_one_diff_two_a
     assert newest["author"]["surface"] == "panel"
     assert newest["author"]["label"] == f"panel as {newest['author']['name']}"
     assert newest["author"]["name"]  # the Jupyter user who saved it
+    assert not re.fullmatch(r"[0-9a-f]{32}", newest["author"]["name"])  # as Jupyter names them, not a hex id
     assert (newest["added"], newest["removed"], newest["current"]) == (1, 1, True)
     assert (history["max_versions"], history["max_bytes"]) == (100, 2 * 1024 * 1024)
     assert history["bounds"] == "at most 100 versions and 2 MiB per doc are kept, the oldest dropped first"
@@ -546,6 +551,7 @@ async def test_the_review_carries_who_changed_what_and_offers_retire_and_drop(jp
     assert fresh["actions"] == ["looks_good", "retire"]
     assert fresh["changes"][0]["author"]["label"].startswith("panel as ")
     assert fresh["hunks"][0]["versions"] == [1]
+    assert (fresh["baseline"], fresh["text"]) == (None, "# Fresh\n\nnew\n")  # a new doc: nothing before
     copy = items["flatfield"]
     assert (copy["same_as_shipped"], copy["actions"]) == (True, ["drop"])
     index = await _json(await _api(jp_fetch, "index"))

@@ -188,4 +188,17 @@ def render(template: str, surface: Surface = Surface.AGENT) -> str:
     if _MARK not in template:
         return template
     phrasing = _SURFACES[surface]
-    return _PLACEHOLDER.sub(lambda m: phrasing[m.group(1)](m.group(2)), template)
+
+    def spell(match: re.Match[str]) -> str:
+        phrase = phrasing[match.group(1)](match.group(2))
+        # The panel's phrases are prose ("the Kernel Docs panel's index"): one that opens a
+        # sentence starts with a capital, as the sentence does. Calls (read_doc(...)) never change.
+        if surface is Surface.PANEL and _SENTENCE_START.search(template[: match.start()]):
+            return phrase[:1].upper() + phrase[1:]
+        return phrase
+
+    return _PLACEHOLDER.sub(spell, template)
+
+
+# What ends the text before a phrase that opens a sentence: nothing, or a full stop and a space.
+_SENTENCE_START = re.compile(r"(?:\A|[.!?]\s+|\n)\Z")

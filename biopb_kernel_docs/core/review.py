@@ -125,9 +125,8 @@ class ReviewedDocs(Docs):
             used = {number for hunk in found for number in hunk.versions}
             made_by = tuple(v for v in reversed(versions) if v.number in used)
             actions = ("looks_good", "retire" if base == "new" else "revert") if changes else ()
-            items.append(
-                ReviewItem(doc_id, sha, base, found, made_by, actions + (("drop",) if same else ()), same)
-            )
+            offered = actions + (("drop",) if same else ())
+            items.append(ReviewItem(doc_id, sha, base, found, made_by, offered, same, baseline, text))
         return ReviewView(tuple(items))
 
     def _blame(

@@ -315,6 +315,9 @@ class ReviewItem:
     changes: tuple[VersionInfo, ...] = ()  # who changed it and when: the versions its hunks came from
     actions: tuple[str, ...] = ()  # what the panel offers: looks_good, revert, retire, drop
     same_as_shipped: bool = False  # a local copy whose text equals the shipped text
+    # The two texts the hunks lie between, from the same reading (a side-by-side view needs both):
+    baseline: str | None = None  # what the hunks are against (None: a new doc, nothing before)
+    text: str = ""  # the current text, whose sha256 is ``sha256``
 
 
 @dataclass(frozen=True)

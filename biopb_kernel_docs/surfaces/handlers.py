@@ -51,7 +51,8 @@ class DocsHandler(APIHandler):
         return self.settings["biopb_kernel_docs"]
 
     def run(self, name: str, arguments: dict[str, Any]) -> Any:
-        docs = self.docs_service.docs_for(self.current_user.username)
+        user = self.current_user
+        docs = self.docs_service.docs_for(user.username, user.name)
         value = operations.run(docs, name, arguments)
         if operations.OPERATIONS[name].writes:
             self.docs_service.changed()

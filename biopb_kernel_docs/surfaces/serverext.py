@@ -50,13 +50,15 @@ class DocsService:
         self._listed: tuple[str, ...] = ()
         self._seen = self._fingerprint()
 
-    def docs_for(self, user: str) -> ReviewedDocs:
-        """The user's ``Docs``: one caller per Jupyter user, whose writes the history records as the
-        panel's, by that user."""
+    def docs_for(self, user: str, name: str | None = None) -> ReviewedDocs:
+        """The user's ``Docs``: one caller per Jupyter user (``user``, the username), whose writes
+        the history records as the panel's, by the user's ``name`` as Jupyter shows it (a
+        token-authenticated user's username is a random hex string; its name reads "Anonymous Io")."""
         with self._lock:
             docs = self._callers.get(user)
             if docs is None:
-                docs = self._callers[user] = ReviewedDocs(self.store, self.config, Author("panel", name=user))
+                author = Author("panel", name=name or user)
+                docs = self._callers[user] = ReviewedDocs(self.store, self.config, author)
                 while len(self._callers) > MAX_CALLERS:
                     self._callers.popitem(last=False)
             self._callers.move_to_end(user)

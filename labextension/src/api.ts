@@ -1,7 +1,7 @@
 /**
  * The REST API of the biopb-kernel-docs server extension, and the values it returns.
  *
- * Every value is the JSON of a frozen value of `biopb_kernel_docs/values.py`: the panel reads
+ * Every value is the JSON of a frozen value of `biopb_kernel_docs/core/values.py`: the panel reads
  * fields, it never parses the agent's text.
  */
 import { URLExt } from '@jupyterlab/coreutils';
@@ -66,6 +66,111 @@ export interface IDocView {
   frontmatter: [string, string][];
   links: string[];
   path: string;
+  /** How many headings it has (each a section the viewer can open at). */
+  sections: number;
+}
+
+/** One heading of a doc and the section it opens (lines are the file's, 1-based). */
+export interface IOutlineEntry {
+  level: number;
+  title: string;
+  path: string[];
+  /** What follows `#` in a read of exactly this section: `Steps/Confirm input`, `Example[2]`. */
+  anchor: string;
+  line: number;
+  end: number;
+  line_count: number;
+}
+
+/** `docs/<id>%23<heading>`: one section of a doc, and where it sits in the outline. */
+export interface ISectionView {
+  type: 'SectionView';
+  id: string;
+  title: string;
+  sha256: string;
+  section: IOutlineEntry;
+  /** 1-based place of the section among the doc's headings. */
+  position: number;
+  of: number;
+  text: string;
+}
+
+export interface ISearchLine {
+  line: number;
+  text: string;
+  /** [start, end) of each match in `text`. */
+  spans: [number, number][];
+}
+
+export interface ISearchGroup {
+  id: string;
+  path: string[];
+  /** What follows `#` to read that section; null: the lines sit before any heading. */
+  anchor: string | null;
+  section_line: number | null;
+  lines: ISearchLine[];
+}
+
+export interface ISearchResult {
+  type: 'SearchResult';
+  query: string;
+  regex: boolean;
+  case_sensitive: boolean;
+  docs_searched: number;
+  groups: ISearchGroup[];
+  matching_lines: number;
+  matching_docs: number;
+  more_lines: number;
+  more_docs: number;
+  counted_all: boolean;
+  skipped: [string, string][];
+}
+
+/** Who made a version; `label` is the server's words for it (`claude-code 2.1 via MCP`). */
+export interface IAuthor {
+  surface: string;
+  name: string | null;
+  version: string | null;
+  where: string | null;
+  label: string;
+}
+
+export interface IVersionInfo {
+  number: number;
+  /** Seconds since the epoch. */
+  time: number;
+  author: IAuthor;
+  before_sha256: string | null;
+  after_sha256: string | null;
+  added: number;
+  removed: number;
+  lines: number;
+  size: number;
+  /** False: the text alone was over the byte bound, so only who and when are kept. */
+  kept: boolean;
+  local: boolean;
+  restores: number | null;
+  current: boolean;
+}
+
+export interface IHistoryView {
+  type: 'HistoryView';
+  id: string;
+  versions: IVersionInfo[];
+  /** Of the current text: a restore's `if_match`. */
+  sha256: string | null;
+  enabled: boolean;
+  /** The bounds in words ("at most 100 versions and 2 MiB per doc are kept, ..."). */
+  bounds: string;
+}
+
+export interface IVersionDiffView {
+  type: 'VersionDiffView';
+  id: string;
+  older: number;
+  newer: number | null;
+  older_text: string;
+  newer_text: string;
 }
 
 export interface IDiffView {
@@ -85,29 +190,45 @@ export interface IFileChange {
   before_sha256: string | null;
   after_sha256: string;
   base_tier: Tier | null;
+  version?: number | null;
 }
 
 export interface IWriteResult {
   type: 'WriteResult';
   id: string;
-  outcome: 'created' | 'shadowed' | 'updated' | 'unchanged';
+  outcome: 'created' | 'shadowed' | 'updated' | 'unchanged' | 'removed';
   filed_under: string | null;
   already_listed: boolean;
   changes: IFileChange[];
   diffs?: string[];
+  /** The version a restore put back. */
+  restored?: number | null;
 }
 
 export interface IHunk {
   index: number;
+  /** `@@ -<first line>,<count> +<first line>,<count> @@`, 1-based, counting changed lines only. */
   header: string;
   lines: string[];
+  /** The versions that made it (empty: before history was kept). */
+  versions: number[];
 }
+
+/** What the panel offers for a review item. */
+export type ReviewAction = 'looks_good' | 'revert' | 'retire' | 'drop';
 
 export interface IReviewItem {
   id: string;
   sha256: string;
   base: 'reviewed' | 'shipped' | 'new';
   hunks: IHunk[];
+  /** Who changed it and when: the versions its hunks came from, newest first. */
+  changes: IVersionInfo[];
+  actions: ReviewAction[];
+  same_as_shipped: boolean;
+  /** The text the hunks are against (null: a new doc) and the current text, from one reading. */
+  baseline: string | null;
+  text: string;
 }
 
 export interface IReviewView {
@@ -231,6 +352,23 @@ export const api = {
     post<IReviewView>('mark_reviewed', hunk === undefined ? { id, sha } : { id, sha, hunk }),
   revertHunk: (id: string, hunk: number, ifMatch: string): Promise<IWriteResult> =>
     post<IWriteResult>('revert_hunk', { id, hunk, if_match: ifMatch }),
+  /** One section of a doc; `anchor` is what follows `#` (`Steps/Confirm input`). */
+  section: (id: string, anchor: string): Promise<ISectionView> =>
+    requestAPI<ISectionView>(`docs/${docPath(`${id}#${anchor}`)}`),
+  search: (query: string, regex: boolean): Promise<ISearchResult> =>
+    requestAPI<ISearchResult>(`search?q=${encodeURIComponent(query)}&regex=${regex ? 1 : 0}`),
+  history: (id: string): Promise<IHistoryView> => requestAPI<IHistoryView>(`docs/${docPath(id)}@history`),
+  diffVersions: (id: string, older: number, newer: number | null): Promise<IVersionDiffView> =>
+    post<IVersionDiffView>('diff_versions', newer === null ? { id, older } : { id, older, newer }),
+  /** Write `version` back; `ifMatch` is the sha256 the history was read with (null: no doc now). */
+  restore: (id: string, version: number, ifMatch: string | null): Promise<IWriteResult> =>
+    post<IWriteResult>('restore_doc', ifMatch ? { id, version, if_match: ifMatch } : { id, version }),
+  /** Remove a doc's index line; `ifMatch` is the index's sha256. */
+  retire: (id: string, ifMatch: string): Promise<IWriteResult> =>
+    post<IWriteResult>('retire_doc', { id, if_match: ifMatch }),
+  /** Remove a local copy equal to the shipped text; `ifMatch` is the copy's sha256. */
+  dropLocalCopy: (id: string, ifMatch: string): Promise<IWriteResult> =>
+    post<IWriteResult>('drop_local_copy', { id, if_match: ifMatch }),
   connect: (kernelId: string): Promise<IConnectInfo> =>
     requestAPI<IConnectInfo>(`connect?kernel_id=${encodeURIComponent(kernelId)}`)
 };

@@ -1,20 +1,22 @@
 /**
  * A doc (or index.md) in a JupyterLab code editor whose save goes through the store: a PUT with
- * the sha256 the edit started from, so the caps and the stale check apply, and a refusal is a
- * notification. On a stale save nothing is lost: the edits stay in the editor, the notification
- * shows what changed on disk, and a reload first sets the unsaved text aside in a tab of its own.
+ * the sha256 of the text the editor loaded as `if_match`, always, so the caps and the stale check
+ * apply, and two tabs of one user (one caller to the store) never overwrite each other. A refusal
+ * is said once, in the editor's banner. On a stale save nothing is lost: the edits stay in the
+ * editor, "Show what changed" puts the text it started from beside the text on disk, and a
+ * reload first sets the unsaved text aside in a tab of its own.
  */
 import { Dialog, MainAreaWidget, Notification, showDialog } from '@jupyterlab/apputils';
 import { CodeEditor, CodeEditorWrapper, IEditorServices } from '@jupyterlab/codeeditor';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { ReactWidget } from '@jupyterlab/ui-components';
 import { Message } from '@lumino/messaging';
 import { Panel } from '@lumino/widgets';
 import * as React from 'react';
 
 import { api, IChangedEvent, Tier, writtenSha } from './api';
-import { lineDiff } from './diff';
+import { markdownLanguage, MergePane } from './mergeview';
 import { asAPIError, DocsModel } from './model';
-import { TextDiff } from './viewer';
 
 interface IBase {
   text: string;
@@ -29,6 +31,8 @@ interface IEditorState {
   dirty: boolean;
   /** The doc changed on disk since the text in the editor was loaded (and it has edits). */
   changedOnDisk: boolean;
+  /** The last save was refused because of that. */
+  staleSave: boolean;
   saving: boolean;
   /** Why the doc could not be loaded. */
   error: string | null;
@@ -45,6 +49,7 @@ function Banner(props: {
 }): React.ReactElement {
   const { id, state } = props;
   const base = state.base;
+  const name = id === 'index' ? 'index.md' : `${id}.md`;
   let about: React.ReactNode;
   if (!base) {
     about = state.error ?? 'Loading…';
@@ -85,8 +90,10 @@ function Banner(props: {
         </p>
       )}
       {state.changedOnDisk && (
-        <p className="jp-biopbDocs-Warning" role="status">
-          {id === 'index' ? 'index.md' : id} changed on disk since you opened it, so saving will be refused.{' '}
+        <p className="jp-biopbDocs-Warning" role={state.staleSave ? 'alert' : 'status'}>
+          {state.staleSave
+            ? `Not saved: ${name} changed on disk since you opened it, and saving would overwrite that change. Your edits are still in the editor.`
+            : `${name} changed on disk since you opened it, so saving will be refused.`}{' '}
           <button className="jp-biopbDocs-Link" onClick={props.showChanges}>
             Show what changed
           </button>{' '}
@@ -118,10 +125,12 @@ export class DocEditor extends Panel {
     id: string;
     model: DocsModel;
     editorServices: IEditorServices;
+    languages: IEditorLanguageRegistry | null;
     openAside: (widget: MainAreaWidget) => void;
   }) {
     super();
     this.docId = options.id;
+    this._languages = options.languages;
     this._openAside = options.openAside;
     this.addClass('jp-biopbDocs-Editor');
     this.title.label = options.id === 'index' ? 'index.md' : `${options.id}.md`;
@@ -193,7 +202,7 @@ export class DocEditor extends Panel {
       const result = await api.write(this.docId, text, base.sha256);
       const written = result.changes.length ? result.changes[0].after : text;
       const sha = writtenSha(result) ?? base.sha256;
-      this._update({ refusal: null });
+      this._update({ refusal: null, staleSave: false });
       this._setBase({ text: written, sha256: sha, tier: 'local', path: base.path }, text);
       const what =
         result.outcome === 'unchanged'
@@ -205,25 +214,12 @@ export class DocEditor extends Panel {
               : 'saved';
       Notification.success(`${this.title.label} ${what}.`, { autoClose: 3000 });
     } catch (error) {
+      // Said once, in the banner: the store's stale message names a hash the user never saw.
       const refusal = asAPIError(error);
-      const name = this.title.label;
       if (refusal.stale) {
-        this._update({ changedOnDisk: true, refusal: refusal.message });
-        Notification.warning(
-          `${name} was not saved: it changed on disk since you opened it. Your edits are still in the editor.`,
-          {
-            autoClose: false,
-            actions: [
-              { label: 'Show what changed', callback: () => void this.showChanges() },
-              { label: 'Reload', callback: () => void this.load(), displayType: 'accent' }
-            ]
-          }
-        );
+        this._update({ changedOnDisk: true, staleSave: true, refusal: null });
       } else {
-        this._update({ refusal: refusal.message });
-        Notification.error(`${name} was not saved; the editor says why. Your edits are still in it.`, {
-          autoClose: 8000
-        });
+        this._update({ refusal: refusal.message, staleSave: false });
       }
     } finally {
       this._update({ saving: false });
@@ -238,20 +234,19 @@ export class DocEditor extends Panel {
     }
     try {
       const now = this.docId === 'index' ? await api.index() : await api.doc(this.docId);
-      const hunks = lineDiff(base.text, now.text);
-      const lines = hunks.flatMap(h => [h.header, ...h.lines]);
-      const body = ReactWidget.create(
-        <TextDiff
-          title={`What changed in ${this.title.label} on disk since you opened it (you started from the "-" side; it is now the "+" side).`}
-          lines={lines}
-        />
-      );
-      body.addClass('jp-biopbDocs-Viewer');
+      const body = new MergePane({
+        before: base.text,
+        after: now.text,
+        beforeLabel: 'When you opened it (your edits started from this)',
+        afterLabel: 'On disk now',
+        language: await markdownLanguage(this._languages)
+      });
+      body.addClass('jp-biopbDocs-ChangedOnDisk');
       const widget = new MainAreaWidget({ content: body });
       widget.title.label = `${this.title.label}: changed on disk`;
       this._openAside(widget);
     } catch (error) {
-      Notification.error(asAPIError(error).message, { autoClose: false });
+      this._update({ refusal: asAPIError(error).message });
     }
   }
 
@@ -283,7 +278,7 @@ export class DocEditor extends Panel {
       this._editorModel.sharedModel.setSource(base.text);
       this._loading = false;
     }
-    this._update({ base, dirty: this.text !== base.text, changedOnDisk: false });
+    this._update({ base, dirty: this.text !== base.text, changedOnDisk: false, staleSave: false });
   }
 
   private _onEdit(): void {
@@ -327,6 +322,7 @@ export class DocEditor extends Panel {
     base: null,
     dirty: false,
     changedOnDisk: false,
+    staleSave: false,
     saving: false,
     error: null,
     refusal: null
@@ -336,6 +332,7 @@ export class DocEditor extends Panel {
   private _editorModel: CodeEditor.Model;
   private _editor: CodeEditorWrapper;
   private _openAside: (widget: MainAreaWidget) => void;
+  private _languages: IEditorLanguageRegistry | null;
 }
 
 class BannerWidget extends ReactWidget {

@@ -1,17 +1,12 @@
 /**
  * biopb-kernel-docs in JupyterLab: a sidebar panel where the user reviews what the agent knows
- * (the index and its tails) and what it changed, opens and edits docs, and connects an agent.
+ * (the index and its tails) and what it changed, searches, opens and edits docs, reads their
+ * history, and connects an agent.
  */
 import { ILayoutRestorer, JupyterFrontEnd, JupyterFrontEndPlugin } from '@jupyterlab/application';
-import {
-  Dialog,
-  ICommandPalette,
-  InputDialog,
-  MainAreaWidget,
-  showDialog,
-  WidgetTracker
-} from '@jupyterlab/apputils';
+import { Dialog, ICommandPalette, InputDialog, MainAreaWidget, showDialog } from '@jupyterlab/apputils';
 import { IEditorServices } from '@jupyterlab/codeeditor';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { Widget } from '@lumino/widgets';
@@ -21,23 +16,29 @@ import { CommandIDs, PALETTE_CATEGORY } from './commands';
 import { connectAgent } from './connect';
 import { DocEditor, DocEditorWidget } from './editor';
 import { docsIcon } from './icon';
+import { HistoryViewer, VersionDiff } from './history';
+import { MainArea } from './mainarea';
+import { markdownLanguage } from './mergeview';
 import { asAPIError, DocsModel } from './model';
 import { DocsPanel } from './panel';
-import { DiffViewer, DocViewer } from './viewer';
+import { docLabel } from './review';
+import { ReviewDiff } from './reviewdiff';
+import { DiffViewer, DocViewer, splitSection } from './viewer';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'biopb-kernel-docs:plugin',
   description: 'The Kernel Docs panel: the index an agent reads, its tails, and a review of its changes.',
   autoStart: true,
   requires: [IRenderMimeRegistry, IEditorServices],
-  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer],
+  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer, IEditorLanguageRegistry],
   activate: (
     app: JupyterFrontEnd,
     rendermime: IRenderMimeRegistry,
     editorServices: IEditorServices,
     palette: ICommandPalette | null,
     notebooks: INotebookTracker | null,
-    restorer: ILayoutRestorer | null
+    restorer: ILayoutRestorer | null,
+    languages: IEditorLanguageRegistry | null
   ) => {
     const { commands, shell } = app;
     const model = new DocsModel(app.serviceManager.events ?? null);
@@ -45,27 +46,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
     shell.add(panel, 'left', { rank: 850 });
     restorer?.add(panel, 'biopb-kernel-docs:panel'); // open again after a reload if it was open
     void model.refresh();
-
-    const viewers = new WidgetTracker<MainAreaWidget>({ namespace: 'biopb-kernel-docs' });
-    const addToMain = (widget: MainAreaWidget) => {
-      widget.title.icon = docsIcon;
-      widget.id = widget.id || `biopb-docs-${Private.counter++}`;
-      shell.add(widget, 'main');
-      void viewers.add(widget);
-      shell.activateById(widget.id);
-    };
-    /** The open tab for `key`, brought to the front, or null. */
-    const reveal = (key: string): boolean => {
-      const open = viewers.find(w => w.node.dataset.biopbDocsKey === key);
-      if (open) {
-        shell.activateById(open.id);
-      }
-      return !!open;
-    };
-    const openIn = (key: string, widget: MainAreaWidget) => {
-      widget.node.dataset.biopbDocsKey = key;
-      addToMain(widget);
-    };
+    const main = new MainArea(shell);
+    const language = () => markdownLanguage(languages);
 
     commands.addCommand(CommandIDs.openPanel, {
       label: 'Show the Kernel Docs panel',
@@ -80,29 +62,75 @@ const plugin: JupyterFrontEndPlugin<void> = {
     commands.addCommand(CommandIDs.openDoc, {
       label: args => (args.id ? `Open kernel doc ${args.id}` : 'Open a kernel doc…'),
       execute: async args => {
-        const id = (args.id as string) ?? (await Private.askId('Open a kernel doc'));
-        if (!id || reveal(`doc:${id}`)) {
+        const target = (args.id as string) ?? (await Private.askId('Open a kernel doc (id, or id#Heading)'));
+        if (!target) {
           return;
         }
-        openIn(`doc:${id}`, new MainAreaWidget({ content: new DocViewer({ id, model, rendermime, commands }) }));
+        // `flatfield#Steps` names a section, as a [[flatfield#Steps]] link does
+        const split = splitSection(target);
+        const section = (args.section as string | undefined) ?? split.section;
+        const open = main.reveal(`doc:${split.id}`);
+        if (open) {
+          if (section !== null && open.content instanceof DocViewer) {
+            await open.content.showSection(section);
+          }
+          return;
+        }
+        main.open(`doc:${split.id}`, new DocViewer({ id: split.id, model, rendermime, commands, section }));
       }
     });
     commands.addCommand(CommandIDs.showDiff, {
       label: args => (args.id ? `Diff ${args.id} against the shipped text` : 'Diff a local copy…'),
       execute: async args => {
         const id = (args.id as string) ?? (await Private.askId('Diff a local copy against shipped'));
-        if (!id || reveal(`diff:${id}`)) {
+        if (!id || main.reveal(`diff:${id}`)) {
           return;
         }
-        openIn(`diff:${id}`, new MainAreaWidget({ content: new DiffViewer({ id, model }) }));
+        main.open(`diff:${id}`, new DiffViewer({ id, model, language: await language() }));
+      }
+    });
+    commands.addCommand(CommandIDs.showReview, {
+      label: args => (args.id ? `Review the changes to ${docLabel(args.id as string)}` : 'Review a doc’s changes…'),
+      execute: async args => {
+        const id = (args.id as string) ?? (await Private.askId('Review the changes to a doc'));
+        if (!id || main.reveal(`review:${id}`)) {
+          return;
+        }
+        main.open(`review:${id}`, new ReviewDiff({ id, model, commands, language: await language() }));
+      }
+    });
+    commands.addCommand(CommandIDs.compareVersions, {
+      label: 'Compare two versions of a kernel doc',
+      execute: async args => {
+        const id = args.id as string;
+        const older = Number(args.older);
+        const newer = args.newer === undefined || args.newer === null ? null : Number(args.newer);
+        const key = `versions:${id}:${older}:${newer ?? 'now'}`;
+        if (!main.reveal(key)) {
+          main.open(key, new VersionDiff({ id, older, newer, model, language: await language() }));
+        }
+      }
+    });
+    commands.addCommand(CommandIDs.showHistory, {
+      label: args => (args.id ? `History of ${docLabel(args.id as string)}` : 'History of a kernel doc…'),
+      caption: 'Every kept version, who made it and when; compare any two, restore one',
+      execute: async args => {
+        const id = (args.id as string) ?? (await Private.askId('The history of a kernel doc (or index)'));
+        if (!id || main.reveal(`history:${id}`)) {
+          return;
+        }
+        const compare = (doc: string, older: number, newer: number | null) =>
+          void commands.execute(CommandIDs.compareVersions, { id: doc, older, newer });
+        main.open(`history:${id}`, new HistoryViewer({ id, model, compare }));
       }
     });
     const openEditor = (id: string) => {
-      if (reveal(`edit:${id}`)) {
+      if (main.reveal(`edit:${id}`)) {
         return;
       }
-      const content = new DocEditor({ id, model, editorServices, openAside: addToMain });
-      openIn(`edit:${id}`, new DocEditorWidget({ content }));
+      const content = new DocEditor({ id, model, editorServices, languages, openAside: w => main.add(w) });
+      const widget = new DocEditorWidget({ content });
+      main.add(widget, `edit:${id}`);
     };
     commands.addCommand(CommandIDs.editDoc, {
       label: args => (args.id ? `Edit kernel doc ${args.id}` : 'Edit a kernel doc…'),
@@ -111,7 +139,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         if (!id) {
           return;
         }
-        if (id !== 'index' && !reveal(`edit:${id}`)) {
+        if (id !== 'index' && !main.reveal(`edit:${id}`)) {
           try {
             const view = await api.doc(id);
             if (view.tier === 'shipped') {
@@ -163,6 +191,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
         CommandIDs.openPanel,
         CommandIDs.refresh,
         CommandIDs.openDoc,
+        CommandIDs.showHistory,
         CommandIDs.editIndex,
         CommandIDs.connectAgent
       ]) {
@@ -173,8 +202,6 @@ const plugin: JupyterFrontEndPlugin<void> = {
 };
 
 namespace Private {
-  export let counter = 0;
-
   export function currentEditor(widget: Widget | null): DocEditor | null {
     return widget instanceof MainAreaWidget && widget.content instanceof DocEditor ? widget.content : null;
   }

@@ -13,6 +13,7 @@ import {
   DocsAPIError,
   IChangedEvent,
   IIndexView,
+  IReviewItem,
   IReviewView,
   IWriteResult
 } from './api';
@@ -48,7 +49,7 @@ export class DocsModel extends VDomModel {
 
   private _poll = 0;
   private _inFlight: Promise<void> | null = null;
-  private _again = false;
+  private _again: Promise<void> | null = null;
 
   dispose(): void {
     if (this.isDisposed) {
@@ -59,20 +60,24 @@ export class DocsModel extends VDomModel {
     super.dispose();
   }
 
-  /** Fetch the index and the review again; calls made while one runs coalesce into one more. */
+  /**
+   * Fetch the index and the review again. Calls made while one runs coalesce into one more, and
+   * resolve when that one has: what they wait for is a reading made after they were called.
+   */
   refresh(): Promise<void> {
-    if (this._inFlight) {
-      this._again = true;
+    if (!this._inFlight) {
+      this._inFlight = this._fetch().finally(() => {
+        this._inFlight = null;
+      });
       return this._inFlight;
     }
-    this._inFlight = this._fetch().finally(() => {
-      this._inFlight = null;
-      if (this._again) {
-        this._again = false;
-        void this.refresh();
-      }
-    });
-    return this._inFlight;
+    if (!this._again) {
+      this._again = this._inFlight.then(() => {
+        this._again = null;
+        return this.refresh();
+      });
+    }
+    return this._again;
   }
 
   private async _fetch(): Promise<void> {
@@ -149,6 +154,46 @@ export class DocsModel extends VDomModel {
     );
   }
 
+  /** Retire a doc: remove its index line (its file stays, readable by id). */
+  retire(id: string): Promise<void> {
+    return this._act(`retire:${id}`, `Retiring ${id}`, index =>
+      api.retire(id, index.sha256).then(() => {
+        Notification.success(
+          `Retired ${id}: its line left the index, so the agent is no longer told of it. The file stays, readable by id.`,
+          { autoClose: 5000 }
+        );
+      })
+    );
+  }
+
+  /** Drop a local copy whose text equals the shipped text, so the shipped doc is read again. */
+  dropLocalCopy(id: string, sha: string): Promise<void> {
+    return this._act(`drop:${id}`, `Dropping the local copy of ${id}`, () =>
+      api.dropLocalCopy(id, sha).then(() => {
+        Notification.success(`Dropped the local copy of ${id}: the shipped doc (and its later releases) is read again.`, {
+          autoClose: 5000
+        });
+      })
+    );
+  }
+
+  /** Write version `version` of a doc back (a new version), based on the history's `sha`. */
+  restore(id: string, version: number, sha: string | null): Promise<void> {
+    return this._act(`restore:${id}`, `Restoring v${version} of ${id}`, () =>
+      api.restore(id, version, sha).then(result => {
+        const what = result.outcome === 'unchanged' ? 'already had that text' : `has v${version}'s text again`;
+        Notification.success(`${id === 'index' ? 'The index' : id} ${what}; the history keeps what it replaced.`, {
+          autoClose: 5000
+        });
+      })
+    );
+  }
+
+  /** The review item of `id`, or null when nothing of it is left to review. */
+  reviewItem(id: string): IReviewItem | null {
+    return this.review?.items.find(item => item.id === id) ?? null;
+  }
+
   dismissRefusal(): void {
     this.refusal = null;
     this.stateChanged.emit();
@@ -169,13 +214,17 @@ export class DocsModel extends VDomModel {
       this.refusal = null;
     } catch (error) {
       const refusal = asAPIError(error);
+      // A stale action is said in the panel's words: the store's message names an internal hash.
       this.refusal = refusal.stale
-        ? `${refusal.message} The panel now shows the current text; look again, then retry.`
+        ? `${what} was refused: it was based on text that changed since the panel showed it, so nothing ` +
+          'was changed. The panel now shows the current text; look again, then retry.'
         : refusal.message;
       Notification.error(`${what} was refused; the Kernel Docs panel says why.`, { autoClose: 8000 });
     } finally {
-      this.busy.delete(key);
+      // busy until the panel shows the store as the action left it
       await this.refresh();
+      this.busy.delete(key);
+      this.stateChanged.emit();
     }
   }
 }

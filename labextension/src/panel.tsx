@@ -1,7 +1,8 @@
 /**
- * The sidebar panel: the index the way the agent gets it (headings, entries, markers, the entry
- * count against the cap, where a 2,048-character handshake cuts it), what the agent changed since
- * the user last reviewed, and the loader's two tails with their one-click actions.
+ * The sidebar panel: a search over the docs, the index the way the agent gets it (headings,
+ * entries, markers, the entry count against the cap, where a 2,048-character handshake cuts it),
+ * what the agent changed since the user last reviewed, and the loader's two tails with their
+ * one-click actions.
  */
 import { VDomRenderer } from '@jupyterlab/ui-components';
 import { CommandRegistry } from '@lumino/commands';
@@ -12,6 +13,7 @@ import { CommandIDs } from './commands';
 import { docsIcon } from './icon';
 import { DocsModel } from './model';
 import { ReviewSection } from './review';
+import { SearchBox } from './search';
 import { headingText, Section } from './section';
 import { NewShippedSection, StaleSection } from './tails';
 
@@ -42,8 +44,13 @@ interface IViewProps {
 function PanelView({ model, commands }: IViewProps): React.ReactElement {
   const view = model.index;
   const open = (id: string) => void commands.execute(CommandIDs.openDoc, { id });
+  const openDiff = (id: string) => void commands.execute(CommandIDs.showReview, { id });
+  const openAt = (id: string, section: string | null) =>
+    void (id === 'index'
+      ? commands.execute(CommandIDs.editIndex)
+      : commands.execute(CommandIDs.openDoc, section === null ? { id } : { id, section }));
   return (
-    <div className="jp-biopbDocs-Content">
+    <div className="jp-biopbDocs-Content" aria-busy={model.busy.size > 0}>
       <header className="jp-biopbDocs-Header">
         <h2 className="jp-biopbDocs-Title">Kernel Docs</h2>
         <div className="jp-biopbDocs-Actions">
@@ -70,8 +77,9 @@ function PanelView({ model, commands }: IViewProps): React.ReactElement {
       {!view && !model.error && <p className="jp-biopbDocs-Empty">Reading the index…</p>}
       {view && (
         <>
+          <SearchBox open={openAt} />
           <IndexSummary view={view} />
-          <ReviewSection model={model} open={open} />
+          <ReviewSection model={model} openDiff={openDiff} />
           <IndexSection view={view} open={open} />
           <NewShippedSection model={model} view={view} open={open} />
           <StaleSection view={view} open={open} commands={commands} />
@@ -105,7 +113,11 @@ function ErrorState({ model }: { model: DocsModel }): React.ReactElement {
 /** The store's refusal of the user's last action, whole, until dismissed or a next action works. */
 function Refusal({ model }: { model: DocsModel }): React.ReactElement {
   const box = React.useRef<HTMLDivElement>(null);
-  React.useEffect(() => box.current?.scrollIntoView({ block: 'nearest' }), [model.refusal]);
+  // A block, not an expression: what an effect returns, React calls as its cleanup, and
+  // scrollIntoView returns a Promise in Chromium 150 (calling it blanked the panel).
+  React.useEffect(() => {
+    box.current?.scrollIntoView({ block: 'nearest' });
+  }, [model.refusal]);
   return (
     <div className="jp-biopbDocs-Error jp-biopbDocs-Refusal" role="alert" ref={box}>
       <p>{model.refusal}</p>

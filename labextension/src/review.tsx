@@ -1,12 +1,13 @@
 /**
- * Review of what the agent changed: each doc (the index too) that differs from the text the user
- * last reviewed, hunk by hunk, with "Looks good" (mark it reviewed) and "Revert this change" (an
- * old/new write that puts the hunk back).
+ * "Changed since you last reviewed", in the sidebar: each doc (the index too) that differs from
+ * the text the user last reviewed, who changed it and when. Opening one shows its diff in the
+ * main area, where each change is kept or reverted (reviewdiff). A doc the review's span created
+ * offers Retire; a local copy equal to the shipped text offers Drop the local copy.
  */
 import * as React from 'react';
 
-import { IHunk, IReviewItem } from './api';
-import { diffLineKinds } from './diff';
+import { IReviewItem } from './api';
+import { hunkLineCounts, lineCounts, madeBy } from './attribution';
 import { DocsModel } from './model';
 import { Section } from './section';
 
@@ -16,52 +17,106 @@ const BASES: Record<IReviewItem['base'], string> = {
   new: 'a new doc (not reviewed yet)'
 };
 
-/** A hunk's lines, coloured by kind; used by the review and by every diff view. */
-export function DiffLines(props: { lines: string[]; unified?: boolean }): React.ReactElement {
-  const kinds = diffLineKinds(props.lines, props.unified);
-  return (
-    <pre className="jp-biopbDocs-Diff">
-      {props.lines.map((line, n) => (
-        <div className={`jp-biopbDocs-DiffLine jp-biopbDocs-DiffLine-${kinds[n]}`} key={n}>
-          {line === '' ? ' ' : line}
-        </div>
-      ))}
-    </pre>
-  );
+export function docLabel(id: string): string {
+  return id === 'index' ? 'index.md' : id;
 }
 
-function HunkView(props: { model: DocsModel; item: IReviewItem; hunk: IHunk }): React.ReactElement {
-  const { model, item, hunk } = props;
-  const busy =
-    model.busy.has(`reviewed:${item.id}:${hunk.index}`) ||
-    model.busy.has(`revert:${item.id}:${hunk.index}`) ||
-    model.busy.has(`reviewed:${item.id}`);
+/** What the review compares an item against, in words. */
+export function baseText(item: IReviewItem): string {
+  if (item.id === 'index' && item.base === 'shipped') {
+    return 'against the shipped index it was seeded from (not reviewed yet)';
+  }
+  return BASES[item.base] ?? item.base;
+}
+
+/** The item-wide actions, shared by the sidebar and the diff in the main area. */
+export function ItemActions(props: { model: DocsModel; item: IReviewItem }): React.ReactElement {
+  const { model, item } = props;
+  const busy = (key: string) => model.busy.has(`${key}:${item.id}`);
+  const count = item.hunks.length;
   return (
-    <div className="jp-biopbDocs-Hunk" data-hunk={hunk.index}>
-      <DiffLines lines={[hunk.header, ...hunk.lines]} />
-      <div className="jp-biopbDocs-HunkActions">
+    <>
+      {item.actions.includes('looks_good') && count > 0 && (
         <button
-          className="jp-biopbDocs-Button jp-mod-accept"
-          disabled={busy}
-          onClick={() => void model.markReviewed(item.id, item.sha256, hunk.index)}
+          className="jp-biopbDocs-Button"
+          disabled={busy('reviewed')}
+          onClick={() => void model.markReviewed(item.id, item.sha256)}
+          title="Mark every change of it reviewed; the text stays as it is"
         >
-          Looks good
+          {count === 1 ? 'Keep' : `Keep all ${count}`}
         </button>
+      )}
+      {item.actions.includes('retire') && (
         <button
           className="jp-biopbDocs-Button jp-mod-warn"
-          disabled={busy}
-          onClick={() => void model.revertHunk(item.id, hunk.index, item.sha256)}
-          title="Write this part of the doc back as it was; the rest stays"
+          disabled={busy('retire')}
+          onClick={() => void model.retire(item.id)}
+          title="Remove its line from the index, so the agent is no longer told of it; the file stays, readable by id"
         >
-          Revert this change
+          Retire
         </button>
-      </div>
-    </div>
+      )}
+      {item.actions.includes('drop') && (
+        <button
+          className="jp-biopbDocs-Button jp-mod-warn"
+          disabled={busy('drop')}
+          onClick={() => void model.dropLocalCopy(item.id, item.sha256)}
+          title="Remove your local copy, which equals the shipped text, so later releases of the doc are read"
+        >
+          Drop the local copy
+        </button>
+      )}
+    </>
   );
 }
 
-export function ReviewSection(props: { model: DocsModel; open: (id: string) => void }): React.ReactElement {
-  const { model, open } = props;
+function ReviewEntry(props: {
+  model: DocsModel;
+  item: IReviewItem;
+  openDiff: (id: string) => void;
+}): React.ReactElement {
+  const { model, item, openDiff } = props;
+  const { added, removed } = hunkLineCounts(item);
+  const count = item.hunks.length;
+  return (
+    <li className="jp-biopbDocs-ReviewItem" data-doc-id={item.id}>
+      <div className="jp-biopbDocs-ReviewHeader">
+        <button
+          className="jp-biopbDocs-EntryId jp-biopbDocs-Link"
+          onClick={() => openDiff(item.id)}
+          title={`Open the changes to ${docLabel(item.id)} side by side`}
+        >
+          {docLabel(item.id)}
+        </button>
+        <span className="jp-biopbDocs-Hook">{baseText(item)}</span>
+      </div>
+      {count > 0 ? (
+        <p className="jp-biopbDocs-ReviewWho">
+          {count === 1 ? '1 change' : `${count} changes`} ({lineCounts(added, removed)}){' '}
+          {madeBy(item.changes)}
+        </p>
+      ) : (
+        <p className="jp-biopbDocs-ReviewWho">
+          Your local copy has the shipped text again, so it only hides later releases of it.
+        </p>
+      )}
+      <div className="jp-biopbDocs-HunkActions">
+        {count > 0 && (
+          <button className="jp-biopbDocs-Button jp-mod-accept" onClick={() => openDiff(item.id)}>
+            Show changes
+          </button>
+        )}
+        <ItemActions model={model} item={item} />
+      </div>
+    </li>
+  );
+}
+
+export function ReviewSection(props: {
+  model: DocsModel;
+  openDiff: (id: string) => void;
+}): React.ReactElement {
+  const { model, openDiff } = props;
   const review = model.review;
   const count = review ? review.items.length : undefined;
   return (
@@ -77,33 +132,13 @@ export function ReviewSection(props: { model: DocsModel; open: (id: string) => v
           Nothing to review: the index and every local doc are as you last reviewed them.
         </p>
       )}
-      {review &&
-        review.items.map(item => (
-          <div className="jp-biopbDocs-ReviewItem" key={item.id} data-doc-id={item.id}>
-            <div className="jp-biopbDocs-ReviewHeader">
-              <button className="jp-biopbDocs-EntryId jp-biopbDocs-Link" onClick={() => open(item.id)}>
-                {item.id === 'index' ? 'index.md' : item.id}
-              </button>
-              <span className="jp-biopbDocs-Hook">
-                {item.id === 'index' && item.base === 'shipped'
-                  ? 'against the shipped index it was seeded from (not reviewed yet)'
-                  : (BASES[item.base] ?? item.base)}
-              </span>
-              {item.hunks.length > 1 && (
-                <button
-                  className="jp-biopbDocs-Button"
-                  disabled={model.busy.has(`reviewed:${item.id}`)}
-                  onClick={() => void model.markReviewed(item.id, item.sha256)}
-                >
-                  All {item.hunks.length} look good
-                </button>
-              )}
-            </div>
-            {item.hunks.map(hunk => (
-              <HunkView key={hunk.index} model={model} item={item} hunk={hunk} />
-            ))}
-          </div>
-        ))}
+      {review && review.items.length > 0 && (
+        <ul className="jp-biopbDocs-Tail">
+          {review.items.map(item => (
+            <ReviewEntry key={item.id} model={model} item={item} openDiff={openDiff} />
+          ))}
+        </ul>
+      )}
     </Section>
   );
 }
