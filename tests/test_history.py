@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import itertools
+import json
 import os
+import random
 import time
 
 import pytest
@@ -195,6 +198,90 @@ def test_a_cut_short_version_file_is_treated_as_absent(tiers):
     assert [(v.number, v.author.surface) for v in versions] == [(2, "outside"), (1, "mcp")]
 
 
+# -- the file format: pending until landed, the old format still read ---------------------------------
+
+FORMAT_1_KEYS = {"n", "time", "by", "before", "after", "local_before", "local_after", "added", "removed"}
+
+
+def test_a_version_says_it_has_not_landed_until_its_doc_has(tiers, monkeypatch):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    seen = []
+    real = store_module.atomic_write
+
+    def look_first(path, data, mode=None):  # what a kill just before the doc's rename leaves
+        seen.append((tiers.local / ".history" / "notes@" / "00000002").read_bytes())
+        real(path, data, mode)
+
+    monkeypatch.setattr(store_module, "atomic_write", look_first)
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    landed = (tiers.local / ".history" / "notes@" / "00000002").read_bytes()
+    assert seen[0].startswith(b'{"landed":0,')
+    assert landed.startswith(b'{"landed":1,')
+    assert seen[0][12:] == landed[12:]  # the commit changed that one digit, nothing else
+    header = json.loads(landed.split(b"\n", 1)[0])
+    assert header.keys() >= FORMAT_1_KEYS  # an older release reads it as a landed version
+    assert _files(tiers, "notes") == ["00000001", "00000002"]
+
+
+def _format_1(number: int, author: str, before: str | None, text: str) -> bytes:
+    """A version file as format 1 wrote it: no ``landed`` field (the name said it)."""
+    data = text.encode()
+    header = {
+        "format": 1,
+        "n": number,
+        "time": 1_700_000_000 + number,
+        "by": {"surface": author},
+        "before": before,
+        "after": _sha(text),
+        "local_before": before is not None,
+        "local_after": True,
+        "added": 1,
+        "removed": 0,
+        "lines": text.count("\n"),
+        "kept": True,
+        "restores": None,
+    }
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + data
+
+
+@pytest.mark.parametrize("landed", [True, False])
+def test_a_history_in_format_1_is_still_read_and_its_pending_version_settled(tiers, landed):
+    one, two = "# Notes\n\none\n", "# Notes\n\ntwo\n"
+    folder = tiers.local / ".history" / "notes@"
+    folder.mkdir(parents=True)
+    (folder / "00000001").write_bytes(_format_1(1, "cli", None, one))
+    (folder / "00000002.pending").write_bytes(_format_1(2, "mcp", _sha(one), two))
+    tiers.put_local("notes", two if landed else one)  # killed after the doc's rename, or before
+    docs = _docs(tiers)
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author.surface) for v in versions] == (
+        [(2, "mcp"), (1, "cli")] if landed else [(1, "cli")]
+    )
+    assert _files(tiers, "notes") == (["00000001", "00000002"] if landed else ["00000001"])
+    assert docs.read_doc("notes@v1").text == one
+    docs.write_doc("notes", body="# Notes\n\nthree\n")  # the next version is written in format 2
+    newest = folder / _files(tiers, "notes")[-1]
+    assert newest.read_bytes().startswith(b'{"landed":1,"format":2,')
+    assert [v.number for v in docs.read_doc("notes@history").versions] == ([3, 2, 1] if landed else [2, 1])
+
+
+def test_at_the_bound_the_dropped_oldest_file_holds_the_new_version(tiers):
+    """Dropping the oldest and writing the newest reuse one file (a rename and a write over it),
+    rather than removing one and making another: on some file systems making a file costs as much
+    as the fsynced write of the doc itself."""
+    docs = _docs(tiers, max_versions=3, max_bytes=DEFAULT_MAX_BYTES)
+    for n in range(3):
+        docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n" + "a longer line of text\n" * (9 - n))
+    folder = tiers.local / ".history" / "notes@"
+    oldest = (folder / "00000001").stat().st_ino
+    docs.write_doc("notes", body="# Notes\n\nshort\n")
+    assert _files(tiers, "notes") == ["00000002", "00000003", "00000004"]
+    assert (folder / "00000004").stat().st_ino == oldest
+    assert docs.read_doc("notes@v4").text == "# Notes\n\nshort\n"  # cut to its length: it verifies
+    assert [v.number for v in docs.read_doc("notes@history").versions] == [4, 3, 2]
+
+
 # -- never a doc -------------------------------------------------------------------------------------
 
 
@@ -350,6 +437,28 @@ def test_line_delta_counts_lines_added_and_removed():
     assert line_delta("a\nb\nc\n", "a\nB\nc\n") == (1, 1)
     assert line_delta("a\nb\nc\nd\n", "x\nb\nc\ny\n") == (2, 2)  # two hunks, the middle kept
     assert line_delta("a\n", "a\n") == (0, 0)
+    assert line_delta("x\n", "y\nx\nz\n") == (2, 0)  # one line on one side, kept inside the other
+    assert line_delta("q\nx\nz\n", "y\n") == (1, 3)  # one line on one side, found nowhere
+
+
+def test_line_delta_agrees_with_difflib_where_the_alignment_is_unique():
+    rng = random.Random(18)
+    for _ in range(500):
+        before = [f"line {rng.randrange(1000)}" for _ in range(rng.randrange(8))]
+        after = list(before)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(after) + 1)
+            if after and rng.random() < 0.5:
+                del after[min(at, len(after) - 1)]
+            else:
+                after.insert(at, f"new {rng.randrange(1000)}")
+        a, b = "".join(f"{line}\n" for line in before), "".join(f"{line}\n" for line in after)
+        diff = list(difflib.ndiff(a.splitlines(), b.splitlines()))
+        expected = (sum(d.startswith("+ ") for d in diff), sum(d.startswith("- ") for d in diff))
+        if len(set(before)) == len(before) and len(set(after)) == len(after):
+            assert line_delta(a, b) == expected, (a, b)
+        added, removed = line_delta(a, b)
+        assert added - removed == len(after) - len(before)
 
 
 # -- what a write says ------------------------------------------------------------------------------------

@@ -1,12 +1,21 @@
 """One version file of the history (``history``): its name, its header line, its checksum.
 
-Format. One file per version, named by its number zero-padded to 8 digits, with ``.pending``
-appended until the write it records has landed. Its first line is a JSON header: the number, the
-time, who wrote it, the sha256 of the doc before and after, the lines added and removed, whether
-a local file holds the text; the rest is the doc's bytes after the version, exactly as the file
-held them. The header's ``after`` is the sha256 of those bytes, so each file carries its own
+Format. One file per version, named by its number zero-padded to 8 digits. Its first line is a
+JSON header: whether the write it records is known to have landed, the number, the time, who
+wrote it, the sha256 of the doc before and after, the lines added and removed, whether a local
+file holds the text; the rest is the doc's bytes after the version, exactly as the file held
+them. The header's ``after`` is the sha256 of those bytes, so each file carries its own
 checksum: a file cut short or filled with zeros (a kill, a power loss) does not verify and is
 treated as absent.
+
+Pending and landed (format 2). The header starts ``{"landed":0,`` while the doc write it records
+is not known to have landed (the version is *pending*), and the writer turns that one digit into
+``1`` once the doc's rename has landed: one byte written in place, through the descriptor the
+version was written with, where format 1 renamed the file. Format 1 said the same in the file's
+name instead (``<number>.pending`` until landed, no ``landed`` field); such files are still read,
+and committed by that rename. A reader of format 1 (an older release still running beside this
+one) reads a format 2 file as a landed version: the field is one it ignores, the name has no
+suffix. It never takes one for damage and removes it.
 """
 
 from __future__ import annotations
@@ -24,8 +33,12 @@ from .values import Author, VersionInfo
 if TYPE_CHECKING:
     from .store import DocFile
 
-FORMAT = 1
-PENDING_SUFFIX = ".pending"  # a version whose doc rename is not known to have landed
+FORMAT = 2
+PENDING_SUFFIX = ".pending"  # format 1: a version whose doc rename is not known to have landed
+_LANDED_KEY = '{"landed":'
+LANDED_AT = len(_LANDED_KEY)  # the offset of the digit a commit turns from 0 to 1
+LANDED = b"1"
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # built once: a write runs it
 HEADER_PROBE = 4096  # a header is well under this; a listing reads no further
 
 # Who wrote a version. The first group are writes through the store; the others are what the
@@ -69,6 +82,7 @@ class Header:
     kept: bool  # the text is in the file (False: over the byte bound)
     restores: int | None
     size: int  # of the whole file
+    pending: bool = False  # its doc write is not known to have landed
 
     @property
     def observed(self) -> bool:
@@ -100,10 +114,6 @@ class Header:
             restores=self.restores,
             current=current,
         )
-
-
-def line_count(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 def _author_json(author: Author) -> dict[str, str]:
@@ -148,13 +158,18 @@ def encode(
     removed: int,
     restores: int | None,
     max_bytes: int,
-) -> tuple[dict, bytes]:
+    pending: bool = False,
+) -> tuple[Header, bytes]:
     """A version file's header and bytes; the text is left out when the whole would exceed
-    ``max_bytes`` (the header still says who and when)."""
+    ``max_bytes`` (the header still says who and when). Every write of a kept history runs this,
+    so the header is built here rather than parsed back from what is written."""
+    when = round(when, 3)
+    data = after.data if after is not None else b""
     raw = {
+        "landed": 0 if pending else 1,  # first, at a fixed offset: a commit rewrites its digit
         "format": FORMAT,
         "n": number,
-        "time": round(when, 3),
+        "time": when,
         "by": _author_json(author),
         "before": before_sha,
         "after": after.sha256 if after is not None else None,
@@ -162,16 +177,37 @@ def encode(
         "local_after": after.local if after is not None else False,
         "added": added,
         "removed": removed,
-        "lines": line_count(after.text) if after is not None else 0,
+        "lines": _line_count(data),  # the bytes hold as many '\n' as the text, CRLF or not
         "kept": after is not None,
         "restores": restores,
     }
-    text = after.data if after is not None else b""
-    encoded = json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    if len(encoded) + len(text) > max_bytes:
+    encoded = _JSON.encode(raw).encode() + b"\n"
+    if len(encoded) + len(data) > max_bytes:
         raw["kept"] = False
-        return raw, json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    return raw, encoded + text
+        encoded = _JSON.encode(raw).encode() + b"\n"
+    else:
+        encoded += data
+    header = Header(
+        number=number,
+        time=when,
+        author=author,
+        before=before_sha,
+        after=raw["after"],
+        local_before=local_before,
+        local_after=raw["local_after"],
+        added=added,
+        removed=removed,
+        lines=raw["lines"],
+        kept=raw["kept"],
+        restores=restores,
+        size=len(encoded),
+        pending=pending,
+    )
+    return header, encoded
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def parse(entry: Entry, data: bytes, whole: bool) -> tuple[Header, bytes | None] | None:
@@ -182,7 +218,7 @@ def parse(entry: Entry, data: bytes, whole: bool) -> tuple[Header, bytes | None]
         return None
     try:
         raw = json.loads(line)
-        header = header_of(raw, entry.size)
+        header = header_of(raw, entry.size, entry.pending)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     if header.number != entry.number:
@@ -213,8 +249,13 @@ def load(folder: str, entry: Entry, whole: bool = True) -> tuple[Header, bytes |
     return parse(entry, data, whole)
 
 
-def header_of(raw: dict, size: int) -> Header:
+def header_of(raw: dict, size: int, named_pending: bool = False) -> Header:
+    """The header a file's first line holds; ``named_pending``: its name ends in ``.pending``
+    (format 1, where the name said what the ``landed`` field says now)."""
     by = raw["by"]
+    landed = raw.get("landed")
+    if landed not in (None, 0, 1) or isinstance(landed, bool):
+        raise ValueError(f"landed is {landed!r}")
     return Header(
         number=int(raw["n"]),
         time=float(raw["time"]),
@@ -229,4 +270,5 @@ def header_of(raw: dict, size: int) -> Header:
         kept=bool(raw["kept"]),
         restores=raw.get("restores"),
         size=size,
+        pending=named_pending or landed == 0,
     )
