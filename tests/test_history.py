@@ -26,6 +26,7 @@ from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIO
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.core.version_file import State, encode, header_of
 from biopb_kernel_docs.text.render import text
 
 AGENT = Author("mcp", name="claude-code", version="2.1")
@@ -222,6 +223,42 @@ def test_a_version_says_it_has_not_landed_until_its_doc_has(tiers, monkeypatch):
     header = json.loads(landed.split(b"\n", 1)[0])
     assert header.keys() >= FORMAT_1_KEYS  # an older release reads it as a landed version
     assert _files(tiers, "notes") == ["00000001", "00000002"]
+
+
+def test_the_header_line_is_what_json_writes_for_its_fields():
+    author = Author("mcp", name='a "quoted" client\\ é \u2603', version="1.0\n\t", where="\x01")
+    text = "# Notes\r\n\r\nline without an end"
+    state = State(text.encode(), text, _sha(text), local=True)
+    for pending, restores in ((True, None), (False, 7)):
+        header, data = encode(
+            12, 1_700_000_000.123456, author, "ab" * 32, False, state, 3, 1, restores, 10_000, pending
+        )
+        line, _, rest = data.partition(b"\n")
+        expected = {
+            "landed": 0 if pending else 1,
+            "format": 2,
+            "n": 12,
+            "time": 1_700_000_000.123,
+            "by": {"surface": "mcp", "name": author.name, "where": "\x01", "version": author.version},
+            "before": "ab" * 32,
+            "after": _sha(text),
+            "local_before": False,
+            "local_after": True,
+            "added": 3,
+            "removed": 1,
+            "lines": 3,
+            "kept": True,
+            "restores": restores,
+        }
+        assert line.decode() == json.dumps(expected, ensure_ascii=False, separators=(",", ":"))
+        assert rest == text.encode()
+        assert header == header_of(json.loads(line), len(data))
+    header, data = encode(1, 0.0, author, None, False, state, 0, 0, None, 100, False)  # over the bound
+    assert (header.kept, data.endswith(b'"kept":false,"restores":null}\n'), len(data)) == (
+        False,
+        True,
+        header.size,
+    )
 
 
 def _format_1(number: int, author: str, before: str | None, text: str) -> bytes:

@@ -108,6 +108,17 @@ class HistoryLimits:
     max_bytes: int = DEFAULT_MAX_BYTES
 
 
+if os.access in os.supports_follow_symlinks:
+
+    def _present(path: str) -> bool:
+        """Whether a directory entry exists at ``path``: one syscall, and no exception raised and
+        caught when it does not (the common answer, checked at every write)."""
+        return os.access(path, os.F_OK, follow_symlinks=False)
+
+else:  # pragma: no cover - platforms without faccessat's no-follow flag
+    _present = os.path.lexists
+
+
 class _Pending(NamedTuple):
     """A version this process wrote for a doc write in progress, and the descriptor it was
     written through (its commit turns the ``landed`` digit through it)."""
@@ -123,6 +134,7 @@ class _Known:
 
     entries: list[Entry]
     head: Header | None
+    landed: bool = True  # False from a record to its commit: the head is still pending on disk
 
 
 class History:
@@ -218,9 +230,9 @@ class History:
         state = local.sha256 if local is not None else None
         known = self._known.get(doc_id)
         head = known.head if known is not None else None
-        if known is not None and head is not None and head.state == state and not head.pending:
-            following = os.path.join(folder, f"{head.number + 1:08d}")
-            if not os.path.lexists(following) and not os.path.lexists(following + PENDING_SUFFIX):
+        if known is not None and known.landed and head is not None and head.state == state:
+            following = f"{folder}{os.sep}{head.number + 1:08d}"
+            if not _present(following) and not _present(following + PENDING_SUFFIX):
                 return known.entries, head
         entries = self._entries(folder)
         head = self._settle(folder, entries, local, state)
@@ -287,7 +299,7 @@ class History:
         )
         assert fd is not None
         self._pending[doc_id] = _Pending(number, fd)
-        self._known[doc_id] = _Known(entries, written)
+        self._known[doc_id] = _Known(entries, written, landed=False)
         return number
 
     def commit(self, doc_id: str, number: int) -> None:
@@ -302,7 +314,7 @@ class History:
                 os.close(recorded.fd)
             known = self._known.get(doc_id)
             if known is not None and known.head is not None and known.head.number == number:
-                known.head = replace(known.head, pending=False)
+                known.landed = True
             return
         if recorded is not None:
             with contextlib.suppress(OSError):
@@ -370,7 +382,7 @@ class History:
         # whole says it has not landed; settling removes either unless the doc has its text. A
         # version written landed (an observation, which settling would keep) goes through a temp
         # file and a rename, so it is whole or absent.
-        path = os.path.join(folder, entry.name)
+        path = f"{folder}{os.sep}{number:08d}"
         target = (
             path if pending else os.path.join(folder, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
         )
@@ -413,7 +425,7 @@ class History:
     def _reuse(folder: str, spare: Entry, target: str) -> int | None:
         """Open the dropped oldest version's file, renamed to ``target``, to be written over; None
         when it cannot be (then it is removed, and a new file is made)."""
-        old = os.path.join(folder, spare.name)
+        old = f"{folder}{os.sep}{spare.name}"
         try:
             os.replace(old, target)
             return os.open(target, _OVERWRITE)
@@ -426,7 +438,7 @@ class History:
     def _make_room(self, folder: str, entries: list[Entry], incoming: int) -> Entry | None:
         """Drop the oldest versions until one more of ``incoming`` bytes fits both bounds. The first
         one dropped is not removed but returned, for its file to hold the new version."""
-        total = sum(map(_SIZE, entries))
+        total = sum(map(_SIZE, entries))  # 100 sizes: a microsecond, not worth keeping in step
         spare = None
         while entries and (
             len(entries) + 1 > self.limits.max_versions or total + incoming > self.limits.max_bytes

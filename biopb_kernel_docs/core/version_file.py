@@ -20,6 +20,7 @@ suffix. It never takes one for damage and removes it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -129,6 +130,12 @@ def _author_json(author: Author) -> dict[str, str]:
     }
 
 
+@functools.lru_cache(maxsize=64)
+def _author_text(author: Author) -> str:
+    """``_author_json`` as JSON: a process writes as one author or a few."""
+    return _JSON.encode(_author_json(author))
+
+
 class Entry(NamedTuple):
     """One version file as the directory lists it."""
 
@@ -161,49 +168,99 @@ def encode(
     pending: bool = False,
 ) -> tuple[Header, bytes]:
     """A version file's header and bytes; the text is left out when the whole would exceed
-    ``max_bytes`` (the header still says who and when). Every write of a kept history runs this,
-    so the header is built here rather than parsed back from what is written."""
+    ``max_bytes`` (the header still says who and when).
+
+    Every write of a kept history runs this, so the header line is spelled here, field by field
+    (what ``json`` would write for the same dict, ``landed`` first at its fixed offset), and the
+    header is built rather than parsed back."""
     when = round(when, 3)
     data = after.data if after is not None else b""
-    raw = {
-        "landed": 0 if pending else 1,  # first, at a fixed offset: a commit rewrites its digit
-        "format": FORMAT,
-        "n": number,
-        "time": when,
-        "by": _author_json(author),
-        "before": before_sha,
-        "after": after.sha256 if after is not None else None,
-        "local_before": local_before,
-        "local_after": after.local if after is not None else False,
-        "added": added,
-        "removed": removed,
-        "lines": _line_count(data),  # the bytes hold as many '\n' as the text, CRLF or not
-        "kept": after is not None,
-        "restores": restores,
-    }
-    encoded = _JSON.encode(raw).encode() + b"\n"
-    if len(encoded) + len(data) > max_bytes:
-        raw["kept"] = False
-        encoded = _JSON.encode(raw).encode() + b"\n"
+    after_sha = after.sha256 if after is not None else None
+    local_after = after.local if after is not None else False
+    lines = _line_count(data)  # the bytes hold as many '\n' as the text, CRLF or not
+    kept = after is not None
+    line = _header_line(
+        pending,
+        number,
+        when,
+        author,
+        before_sha,
+        after_sha,
+        local_before,
+        local_after,
+        added,
+        removed,
+        lines,
+        kept,
+        restores,
+    )
+    if len(line) + len(data) > max_bytes:
+        kept = False
+        encoded = _header_line(
+            pending,
+            number,
+            when,
+            author,
+            before_sha,
+            after_sha,
+            local_before,
+            local_after,
+            added,
+            removed,
+            lines,
+            kept,
+            restores,
+        )
     else:
-        encoded += data
+        encoded = line + data
     header = Header(
         number=number,
         time=when,
         author=author,
         before=before_sha,
-        after=raw["after"],
+        after=after_sha,
         local_before=local_before,
-        local_after=raw["local_after"],
+        local_after=local_after,
         added=added,
         removed=removed,
-        lines=raw["lines"],
-        kept=raw["kept"],
+        lines=lines,
+        kept=kept,
         restores=restores,
         size=len(encoded),
         pending=pending,
     )
     return header, encoded
+
+
+def _header_line(
+    pending: bool,
+    number: int,
+    when: float,
+    author: Author,
+    before: str | None,
+    after: str | None,
+    local_before: bool,
+    local_after: bool,
+    added: int,
+    removed: int,
+    lines: int,
+    kept: bool,
+    restores: int | None,
+) -> bytes:
+    return (
+        f'{_LANDED_KEY}{0 if pending else 1},"format":{FORMAT},"n":{int(number)},"time":{float(when)!r},'
+        f'"by":{_author_text(author)},"before":{_optional(before)},"after":{_optional(after)},'
+        f'"local_before":{_BOOLEAN[bool(local_before)]},"local_after":{_BOOLEAN[bool(local_after)]},'
+        f'"added":{int(added)},"removed":{int(removed)},"lines":{int(lines)},"kept":{_BOOLEAN[bool(kept)]},'
+        f'"restores":{"null" if restores is None else int(restores)}}}\n'
+    ).encode()
+
+
+_BOOLEAN = {True: "true", False: "false"}
+
+
+def _optional(text: str | None) -> str:
+    return "null" if text is None else _JSON.encode(text)
 
 
 def _line_count(data: bytes) -> int:
