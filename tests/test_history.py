@@ -22,7 +22,7 @@ from biopb_kernel_docs.core.errors import (
     StaleWrite,
     StoreUnavailable,
 )
-from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, HistoryLimits
+from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, History, HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
@@ -259,6 +259,28 @@ def test_the_header_line_is_what_json_writes_for_its_fields():
         True,
         header.size,
     )
+
+
+def test_a_commit_cut_short_in_the_process_is_made_at_its_next_write(tiers, monkeypatch):
+    """The doc landed but the commit never ran (an interrupt between the two): the process must
+    not build on what it knew, but settle first, which commits the version (the doc matches)."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    real = History.commit
+
+    def interrupted(self, doc_id, number):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(History, "commit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    monkeypatch.setattr(History, "commit", real)
+    version_2 = tiers.local / ".history" / "notes@" / "00000002"
+    assert version_2.read_bytes().startswith(b'{"landed":0,')
+    docs.write_doc("notes", old="two", new="three")  # the same process, the same store
+    assert version_2.read_bytes().startswith(b'{"landed":1,')
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author) for v in versions] == [(3, AGENT), (2, AGENT), (1, AGENT)]
 
 
 def _format_1(number: int, author: str, before: str | None, text: str) -> bytes:

@@ -394,7 +394,7 @@ class History:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
-                if spare is not None and spare.size > len(data):
+                if spare is not None:  # cut what the dropped version held beyond the new one
                     os.ftruncate(fd, len(data))
             finally:
                 if not pending:
@@ -431,7 +431,7 @@ class History:
             return os.open(target, _OVERWRITE)
         except OSError:
             for path in (old, target):
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(OSError):
                     os.unlink(path)
             return None
 
