@@ -325,6 +325,19 @@ def test_a_history_in_format_1_is_still_read_and_its_pending_version_settled(tie
     assert [v.number for v in docs.read_doc("notes@history").versions] == ([3, 2, 1] if landed else [2, 1])
 
 
+def test_a_pending_version_an_older_release_left_is_seen_by_a_process_that_knew_the_history(tiers):
+    """An older release (format 1) killed before its doc's rename leaves ``<n>.pending``: a process
+    that listed the history before must not take n for free, but settle (and remove it) first."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\none\n")
+    folder = tiers.local / ".history" / "notes@"
+    (folder / "00000002.pending").write_bytes(_format_1(2, "cli", _sha("# Notes\n\none\n"), "never landed\n"))
+    docs.write_doc("notes", old="one", new="two")
+    assert _files(tiers, "notes") == ["00000001", "00000002"]
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author) for v in versions] == [(2, AGENT), (1, AGENT)]
+
+
 def test_at_the_bound_the_dropped_oldest_file_holds_the_new_version(tiers):
     """Dropping the oldest and writing the newest reuse one file (a rename and a write over it),
     rather than removing one and making another: on some file systems making a file costs as much
@@ -333,10 +346,14 @@ def test_at_the_bound_the_dropped_oldest_file_holds_the_new_version(tiers):
     for n in range(3):
         docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n" + "a longer line of text\n" * (9 - n))
     folder = tiers.local / ".history" / "notes@"
-    oldest = (folder / "00000001").stat().st_ino
+    held = (
+        tiers.local.parent / "the-oldest-file"
+    )  # a second name: the file cannot be freed and its number reused
+    os.link(folder / "00000001", held)
     docs.write_doc("notes", body="# Notes\n\nshort\n")
     assert _files(tiers, "notes") == ["00000002", "00000003", "00000004"]
-    assert (folder / "00000004").stat().st_ino == oldest
+    assert (folder / "00000004").stat().st_ino == held.stat().st_ino
+    assert held.read_bytes() == (folder / "00000004").read_bytes()
     assert docs.read_doc("notes@v4").text == "# Notes\n\nshort\n"  # cut to its length: it verifies
     assert [v.number for v in docs.read_doc("notes@history").versions] == [4, 3, 2]
 
