@@ -10,10 +10,14 @@ parsing. Operation and floor are sampled alternately so both see the same machin
 Targets: render <= 2x, read <= 2x, write old/new <= 1.3x, create <= 1.5x (of two floor writes);
 render flat from 10 to 10,000 unindexed local files; a section read (§7) within 1.2x of a whole
 read of the same doc, both measured here; the history adds at most 20% to a write (the same write
-on a copy of the store that keeps no history, sampled alternately, each doc's history already at
-its bound of 100 versions, so every write also drops the oldest). Every read still reads the
-file's bytes (§1); what is derived from them is kept only for identical bytes. Prints markdown;
-commit it as benchmarks/RESULTS-store.md.
+on a copy of the store that keeps no history, sampled alternately, the two copies swapping roles
+halfway). The history rows come in two regimes: each doc's history at its bound of 100 versions
+(every write drops the oldest, whose file then holds the new version; a created doc's first
+version is a new folder and file all the same), and below the bound (every version a new file,
+the index's too); the run also times making a file and a folder in the local tier, what those
+regimes pay for. Every read still reads the file's bytes (§1); what is derived from them is kept
+only for identical bytes. The stores live in a temporary directory (``TMPDIR`` moves it). Prints
+markdown; commit it as benchmarks/RESULTS-store.md.
 """
 
 from __future__ import annotations
@@ -120,6 +124,14 @@ def measure_pair(
 ):
     """An operation and its floor, sampled alternately; ``swap`` also alternates which of the two
     goes first, so neither always pays for what the other left to the disk."""
+    op_samples, floor_samples = sample_pair(operation, floor, repeat, swap=swap)
+    return _stats(op_samples), _stats(floor_samples)
+
+
+def sample_pair(
+    operation: Callable[[], object], floor: Callable[[], object], repeat: int, *, swap: bool = False
+) -> tuple[list[float], list[float]]:
+    """``measure_pair``'s samples, in microseconds, after a short warm-up."""
     for _ in range(min(10, repeat)):
         operation()
         floor()
@@ -131,7 +143,7 @@ def measure_pair(
             start = time.perf_counter_ns()
             function()
             samples.append((time.perf_counter_ns() - start) / 1000)
-    return _stats(op_samples), _stats(floor_samples)
+    return op_samples, floor_samples
 
 
 # -- floors: bare system calls, on strings ---------------------------------------------------------
@@ -207,8 +219,10 @@ def floor_create(local: Path) -> Callable[[], None]:
 # -- the operations ---------------------------------------------------------------------------------
 
 
-def op_edit(docs: Docs, doc_id: str) -> Callable[[], None]:
-    flip = [0]
+def op_edit(docs: Docs, doc_id: str, flip: list[int] | None = None) -> Callable[[], None]:
+    """Toggle one line of a doc; ``flip`` counts the toggles of that doc (shared by every ``Docs``
+    that edits the same file, so each quotes the text the file holds)."""
+    flip = [0] if flip is None else flip
 
     def run() -> None:
         a, b = ("step 3 and", "step three and") if flip[0] % 2 == 0 else ("step three and", "step 3 and")
@@ -242,55 +256,137 @@ def op_create(docs: Docs, local: Path) -> Callable[[], None]:
     return run
 
 
-def history_pairs(root: Path, repeat: int) -> list[str]:
-    """The same writes with and without history, each on its own copy of the store at the cap."""
-    shipped, with_history, _ = build(root / "with-history")
-    _, without, _ = build(root / "without-history")
-    kept = Docs(Store(shipped, with_history, "1.0", HistoryLimits()))
-    bare = Docs(Store(root / "without-history" / "shipped", without, "1.0", None))
-    edits = (op_edit(kept, "note-007"), op_edit(bare, "note-007"))
-    for _ in range(HistoryLimits().max_versions + 1):  # the doc's history at its bound
-        edits[0]()
-        edits[1]()
-    shadow = "procedure-30"
-    bodies = []
-    for docs in (kept, bare):
-        text = docs.read_doc(shadow).text
-        flip = [0]
+def history_pairs(root: Path, repeat: int) -> tuple[list[str], tuple[float, float]]:
+    """The same writes with and without history, on two copies of the store at the cap that swap
+    roles halfway: each copy keeps history for half the samples and none for the other half. The
+    file system may put two copies where making a file costs differently (ext4 without a journal
+    skips the inodes freed in the last minute in a copy's block group, and other processes free
+    them too), and neither arm may keep the cheaper place. First with every history at its bound,
+    then on stores whose bounds are never reached."""
+    copies = [build(root / name) for name in ("copy-a", "copy-b")]
 
-        def body(docs=docs, text=text, flip=flip) -> None:
-            flip[0] += 1
-            docs.write_doc(shadow, body=text + f"A line of mine, number {flip[0]}.\n")
+    def stores(limits: HistoryLimits | None) -> list[Docs]:
+        return [Docs(Store(shipped, local, "1.0", limits)) for shipped, local, _ in copies]
 
-        bodies.append(body)
-    for _ in range(HistoryLimits().max_versions + 1):
-        bodies[0]()
-        bodies[1]()
-    return [
+    kept, bare = stores(HistoryLimits()), stores(None)
+    growing = stores(HistoryLimits(max_versions=10**6, max_bytes=1 << 40))
+    flips = {doc_id: [[0], [0]] for doc_id in ("note-007", "note-008")}
+    at_bound = HistoryLimits().max_versions + 1
+    for copy in (0, 1):  # each history at its bound: the doc's, the shadowed doc's, the index's
+        steps = (
+            op_edit(kept[copy], "note-007", flips["note-007"][copy]),
+            op_body(kept[copy], SHADOW),
+            op_edit_index(kept[copy]),
+        )
+        for step in steps:
+            for _ in range(at_bound):
+                step()
+    pairs = repeat // 3
+    creates = min(pairs, CREATES)
+
+    def swapped(make: Callable[[Docs, int, str], Callable[[], None]], keeping: list[Docs], count: int):
+        """Half the samples with copy a keeping history and copy b none, half the other way round;
+        each op is made just before its half (what it reads first is read outside the timing)."""
+        history: list[float] = []
+        without: list[float] = []
+        for kept_copy, bare_copy in ((0, 1), (1, 0)):
+            op_samples, floor_samples = sample_pair(
+                make(keeping[kept_copy], kept_copy, "kept"),
+                make(bare[bare_copy], bare_copy, "bare"),
+                count // 2,
+                swap=True,
+            )
+            history += op_samples
+            without += floor_samples
+        return _stats(history), _stats(without)
+
+    def edits(doc_id: str):
+        return lambda docs, copy, role: op_edit(docs, doc_id, flips[doc_id][copy])
+
+    def creates_named(name: str):
+        return lambda docs, copy, role: op_create_below_cap(docs, f"{name}-{role}")
+
+    rows = [
         row(
             "write_doc old/new, with history against without",
-            measure_pair(*edits, repeat // 3, swap=True),
+            swapped(edits("note-007"), kept, pairs),
             "<= 1.2x",
         ),
         row(
             "write_doc body, with history against without",
-            measure_pair(*bodies, repeat // 3, swap=True),
+            swapped(lambda docs, copy, role: op_body(docs, SHADOW), kept, pairs),
             "<= 1.2x",
         ),
         row(
             "write_doc create (+ filing), with history against without",
-            measure_pair(
-                op_create_below_cap(kept), op_create_below_cap(bare), min(repeat // 3, CREATES), swap=True
-            ),
+            swapped(creates_named("at-bound"), kept, creates),
             "<= 1.2x",
         ),
+        row(
+            "write_doc old/new, below the bound (each version a new file)",
+            swapped(edits("note-008"), growing, pairs),
+            "—",
+        ),
+        row(
+            "write_doc create (+ filing), below the bound (the index's versions new files too)",
+            swapped(creates_named("below"), growing, creates),
+            "—",
+        ),
     ]
+    return rows, making_files(copies[0][1], pairs)
+
+
+def making_files(directory: Path, repeat: int) -> tuple[float, float]:
+    """What making an empty file, and a folder, costs in ``directory`` now (medians, in
+    microseconds; each removed after its timing): the price of a version that cannot take over a
+    dropped version's file, and of a created doc's first version (its folder and its file)."""
+    files: list[float] = []
+    folders: list[float] = []
+    for n in range(repeat):
+        path = f"{directory}/.probe-{n}"
+        start = time.perf_counter_ns()
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        files.append((time.perf_counter_ns() - start) / 1000)
+        start = time.perf_counter_ns()
+        os.mkdir(path + "-folder")
+        folders.append((time.perf_counter_ns() - start) / 1000)
+        os.unlink(path)
+        os.rmdir(path + "-folder")
+    return statistics.median(files), statistics.median(folders)
+
+
+SHADOW = "procedure-30"  # a shipped doc with a local copy: body writes append a line to it
+
+
+def op_body(docs: Docs, doc_id: str) -> Callable[[], None]:
+    """Body writes of a doc, each its text read now plus one more line (a new one every time)."""
+    text = docs.read_doc(doc_id).text  # read first: a body write is checked against what was read
+    flip = [0]
+
+    def run() -> None:
+        flip[0] += 1
+        docs.write_doc(doc_id, body=text + f"A line of mine, number {flip[0]}.\n")
+
+    return run
+
+
+def op_edit_index(docs: Docs) -> Callable[[], None]:
+    """A body write of the index that changes its title and back (each one a version)."""
+    index = docs.read_doc("index").text
+    assert index.startswith("# Docs\n")
+    flip = [0]
+
+    def run() -> None:
+        flip[0] += 1
+        docs.write_doc("index", body=index if flip[0] % 2 == 0 else index.replace("# Docs", "# The docs", 1))
+
+    return run
 
 
 CREATES = 150  # timed creates at most, so the index never reaches its cap of 200
 
 
-def op_create_below_cap(docs: Docs) -> Callable[[], None]:
+def op_create_below_cap(docs: Docs, name: str = "kept") -> Callable[[], None]:
     """Create docs one after another (each filed), on an index first cut well below the cap
     through the store (the index is not put back between creates: that would be an outside edit)."""
     index = docs.read_doc("index").text
@@ -302,7 +398,7 @@ def op_create_below_cap(docs: Docs) -> Callable[[], None]:
 
     def run() -> None:
         n = next(counter)
-        docs.write_doc(f"lab/kept-{n}", body=f"# Kept {n}\n\nA new doc about {n}.\n")
+        docs.write_doc(f"lab/{name}-{n}", body=f"# Kept {n}\n\nA new doc about {n}.\n")
 
     return run
 
@@ -425,7 +521,7 @@ def main() -> None:
                 "<= 1.5x",
             ),
         ]
-        history_rows = history_pairs(root, repeat)
+        history_rows, (make_file, make_folder) = history_pairs(root, repeat)
         flat = []
         for unindexed in (10, 10_000):
             _, local_n, _ = build(root / f"unindexed-{unindexed}", unindexed)
@@ -448,6 +544,11 @@ def main() -> None:
     print("| operation | median | p95 | without history median | p95 | ratio (median) | target |")
     print("|---|---|---|---|---|---|---|")
     print("\n".join(history_rows))
+    print(
+        f"\nMaking a file in the local tier took {make_file:.0f} us in this run, and a folder "
+        f"{make_folder:.0f} us (medians): a version below its bound pays the first, a created doc's "
+        "first version both."
+    )
     print("\n| render the index with unindexed local files | median | p95 |")
     print("|---|---|---|")
     for unindexed, (median, p95) in flat:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import itertools
+import json
 import os
+import random
 import time
 
 import pytest
@@ -19,10 +22,11 @@ from biopb_kernel_docs.core.errors import (
     StaleWrite,
     StoreUnavailable,
 )
-from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, HistoryLimits
+from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, History, HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.core.version_file import State, encode, header_of
 from biopb_kernel_docs.text.render import text
 
 AGENT = Author("mcp", name="claude-code", version="2.1")
@@ -195,6 +199,165 @@ def test_a_cut_short_version_file_is_treated_as_absent(tiers):
     assert [(v.number, v.author.surface) for v in versions] == [(2, "outside"), (1, "mcp")]
 
 
+# -- the file format: pending until landed, the old format still read ---------------------------------
+
+FORMAT_1_KEYS = {"n", "time", "by", "before", "after", "local_before", "local_after", "added", "removed"}
+
+
+def test_a_version_says_it_has_not_landed_until_its_doc_has(tiers, monkeypatch):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    seen = []
+    real = store_module.atomic_write
+
+    def look_first(path, data, mode=None):  # what a kill just before the doc's rename leaves
+        seen.append((tiers.local / ".history" / "notes@" / "00000002").read_bytes())
+        real(path, data, mode)
+
+    monkeypatch.setattr(store_module, "atomic_write", look_first)
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    landed = (tiers.local / ".history" / "notes@" / "00000002").read_bytes()
+    assert seen[0].startswith(b'{"landed":0,')
+    assert landed.startswith(b'{"landed":1,')
+    assert seen[0][12:] == landed[12:]  # the commit changed that one digit, nothing else
+    header = json.loads(landed.split(b"\n", 1)[0])
+    assert header.keys() >= FORMAT_1_KEYS  # an older release reads it as a landed version
+    assert _files(tiers, "notes") == ["00000001", "00000002"]
+
+
+def test_the_header_line_is_what_json_writes_for_its_fields():
+    author = Author("mcp", name='a "quoted" client\\ é \u2603', version="1.0\n\t", where="\x01")
+    text = "# Notes\r\n\r\nline without an end"
+    state = State(text.encode(), text, _sha(text), local=True)
+    for pending, restores in ((True, None), (False, 7)):
+        header, data = encode(
+            12, 1_700_000_000.123456, author, "ab" * 32, False, state, 3, 1, restores, 10_000, pending
+        )
+        line, _, rest = data.partition(b"\n")
+        expected = {
+            "landed": 0 if pending else 1,
+            "format": 2,
+            "n": 12,
+            "time": 1_700_000_000.123,
+            "by": {"surface": "mcp", "name": author.name, "where": "\x01", "version": author.version},
+            "before": "ab" * 32,
+            "after": _sha(text),
+            "local_before": False,
+            "local_after": True,
+            "added": 3,
+            "removed": 1,
+            "lines": 3,
+            "kept": True,
+            "restores": restores,
+        }
+        assert line.decode() == json.dumps(expected, ensure_ascii=False, separators=(",", ":"))
+        assert rest == text.encode()
+        assert header == header_of(json.loads(line), len(data))
+    header, data = encode(1, 0.0, author, None, False, state, 0, 0, None, 100, False)  # over the bound
+    assert (header.kept, data.endswith(b'"kept":false,"restores":null}\n'), len(data)) == (
+        False,
+        True,
+        header.size,
+    )
+
+
+def test_a_commit_cut_short_in_the_process_is_made_at_its_next_write(tiers, monkeypatch):
+    """The doc landed but the commit never ran (an interrupt between the two): the process must
+    not build on what it knew, but settle first, which commits the version (the doc matches)."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    real = History.commit
+
+    def interrupted(self, doc_id, number):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(History, "commit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    monkeypatch.setattr(History, "commit", real)
+    version_2 = tiers.local / ".history" / "notes@" / "00000002"
+    assert version_2.read_bytes().startswith(b'{"landed":0,')
+    docs.write_doc("notes", old="two", new="three")  # the same process, the same store
+    assert version_2.read_bytes().startswith(b'{"landed":1,')
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author) for v in versions] == [(3, AGENT), (2, AGENT), (1, AGENT)]
+
+
+def _format_1(number: int, author: str, before: str | None, text: str) -> bytes:
+    """A version file as format 1 wrote it: no ``landed`` field (the name said it)."""
+    data = text.encode()
+    header = {
+        "format": 1,
+        "n": number,
+        "time": 1_700_000_000 + number,
+        "by": {"surface": author},
+        "before": before,
+        "after": _sha(text),
+        "local_before": before is not None,
+        "local_after": True,
+        "added": 1,
+        "removed": 0,
+        "lines": text.count("\n"),
+        "kept": True,
+        "restores": None,
+    }
+    return json.dumps(header, separators=(",", ":")).encode() + b"\n" + data
+
+
+@pytest.mark.parametrize("landed", [True, False])
+def test_a_history_in_format_1_is_still_read_and_its_pending_version_settled(tiers, landed):
+    one, two = "# Notes\n\none\n", "# Notes\n\ntwo\n"
+    folder = tiers.local / ".history" / "notes@"
+    folder.mkdir(parents=True)
+    (folder / "00000001").write_bytes(_format_1(1, "cli", None, one))
+    (folder / "00000002.pending").write_bytes(_format_1(2, "mcp", _sha(one), two))
+    tiers.put_local("notes", two if landed else one)  # killed after the doc's rename, or before
+    docs = _docs(tiers)
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author.surface) for v in versions] == (
+        [(2, "mcp"), (1, "cli")] if landed else [(1, "cli")]
+    )
+    assert _files(tiers, "notes") == (["00000001", "00000002"] if landed else ["00000001"])
+    assert docs.read_doc("notes@v1").text == one
+    docs.write_doc("notes", body="# Notes\n\nthree\n")  # the next version is written in format 2
+    newest = folder / _files(tiers, "notes")[-1]
+    assert newest.read_bytes().startswith(b'{"landed":1,"format":2,')
+    assert [v.number for v in docs.read_doc("notes@history").versions] == ([3, 2, 1] if landed else [2, 1])
+
+
+def test_a_pending_version_an_older_release_left_is_seen_by_a_process_that_knew_the_history(tiers):
+    """An older release (format 1) killed before its doc's rename leaves ``<n>.pending``: a process
+    that listed the history before must not take n for free, but settle (and remove it) first."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\none\n")
+    folder = tiers.local / ".history" / "notes@"
+    (folder / "00000002.pending").write_bytes(_format_1(2, "cli", _sha("# Notes\n\none\n"), "never landed\n"))
+    docs.write_doc("notes", old="one", new="two")
+    assert _files(tiers, "notes") == ["00000001", "00000002"]
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author) for v in versions] == [(2, AGENT), (1, AGENT)]
+
+
+def test_at_the_bound_the_dropped_oldest_file_holds_the_new_version(tiers):
+    """Dropping the oldest and writing the newest reuse one file (a rename and a write over it),
+    rather than removing one and making another: on some file systems making a file costs as much
+    as the fsynced write of the doc itself."""
+    docs = _docs(tiers, max_versions=3, max_bytes=DEFAULT_MAX_BYTES)
+    for n in range(3):
+        docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n" + "a longer line of text\n" * (9 - n))
+    folder = tiers.local / ".history" / "notes@"
+    held = (
+        tiers.local.parent / "the-oldest-file"
+    )  # a second name: the file cannot be freed and its number reused
+    os.link(folder / "00000001", held)
+    docs.write_doc("notes", body="# Notes\n\nshort\n")
+    assert _files(tiers, "notes") == ["00000002", "00000003", "00000004"]
+    assert (folder / "00000004").stat().st_ino == held.stat().st_ino
+    assert held.read_bytes() == (folder / "00000004").read_bytes()
+    assert docs.read_doc("notes@v4").text == "# Notes\n\nshort\n"  # cut to its length: it verifies
+    assert [v.number for v in docs.read_doc("notes@history").versions] == [4, 3, 2]
+
+
 # -- never a doc -------------------------------------------------------------------------------------
 
 
@@ -350,6 +513,28 @@ def test_line_delta_counts_lines_added_and_removed():
     assert line_delta("a\nb\nc\n", "a\nB\nc\n") == (1, 1)
     assert line_delta("a\nb\nc\nd\n", "x\nb\nc\ny\n") == (2, 2)  # two hunks, the middle kept
     assert line_delta("a\n", "a\n") == (0, 0)
+    assert line_delta("x\n", "y\nx\nz\n") == (2, 0)  # one line on one side, kept inside the other
+    assert line_delta("q\nx\nz\n", "y\n") == (1, 3)  # one line on one side, found nowhere
+
+
+def test_line_delta_agrees_with_difflib_where_the_alignment_is_unique():
+    rng = random.Random(18)
+    for _ in range(500):
+        before = [f"line {rng.randrange(1000)}" for _ in range(rng.randrange(8))]
+        after = list(before)
+        for _ in range(rng.randrange(1, 4)):
+            at = rng.randrange(len(after) + 1)
+            if after and rng.random() < 0.5:
+                del after[min(at, len(after) - 1)]
+            else:
+                after.insert(at, f"new {rng.randrange(1000)}")
+        a, b = "".join(f"{line}\n" for line in before), "".join(f"{line}\n" for line in after)
+        diff = list(difflib.ndiff(a.splitlines(), b.splitlines()))
+        expected = (sum(d.startswith("+ ") for d in diff), sum(d.startswith("- ") for d in diff))
+        if len(set(before)) == len(before) and len(set(after)) == len(after):
+            assert line_delta(a, b) == expected, (a, b)
+        added, removed = line_delta(a, b)
+        assert added - removed == len(after) - len(before)
 
 
 # -- what a write says ------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from biopb_kernel_docs.core.values import Author
 from .conftest import Tiers, build_tiers
 
 WRITER = Author("python", name="crash-test")
-WRAPPED = ("open", "write", "fsync", "replace", "unlink", "makedirs")
+WRAPPED = ("open", "write", "pwrite", "ftruncate", "fsync", "replace", "unlink", "makedirs")
 
 
 def _sha(data: bytes) -> str:
@@ -47,6 +47,13 @@ def _state(tiers: Tiers, doc_id: str) -> bytes | None:
     return path.read_bytes() if path.exists() else None
 
 
+def _pending(path: Path) -> bool:
+    """Whether a version file says its write has not landed: by its name (format 1), or by the
+    ``landed`` digit its header starts with (format 2)."""
+    with open(path, "rb") as file:
+        return path.name.endswith(".pending") or file.read(12) == b'{"landed":0,'
+
+
 def _check_history(tiers: Tiers, doc_id: str, limits: HistoryLimits, outside_edits: int = 0) -> list:
     """The checks every kill must pass; returns the settled versions, oldest first."""
     folder = tiers.local / ".history" / f"{doc_id}@"
@@ -55,7 +62,7 @@ def _check_history(tiers: Tiers, doc_id: str, limits: HistoryLimits, outside_edi
     temps = [n for n in names if n.startswith(".tmp-")]
     assert len(versions_on_disk) + len(temps) == len(names), f"unexpected files: {names}"
     assert len(temps) <= 1
-    assert sum(n.endswith(".pending") for n in versions_on_disk) <= 1
+    assert sum(_pending(folder / n) for n in versions_on_disk) <= 1
     assert len(versions_on_disk) <= limits.max_versions
     assert sum((folder / n).stat().st_size for n in versions_on_disk) <= limits.max_bytes
     # What any new process sees (it settles first, under the lock):
@@ -218,7 +225,9 @@ RANDOM_LIMITS = HistoryLimits(max_versions=20, max_bytes=40 * 1024)
 
 def _mid_write(tiers: Tiers) -> bool:
     """Whether a kill left a write half done on disk: a pending version or a temp file."""
-    left = [p.name for p in tiers.local.rglob("*") if p.name.endswith((".pending", ".part"))]
+    left = [
+        p.name for p in tiers.local.rglob("*") if p.name.endswith(".part") or (p.is_file() and _pending(p))
+    ]
     return bool(left)
 
 

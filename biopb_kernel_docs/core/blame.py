@@ -20,33 +20,52 @@ def line_delta(before: str | None, after: str | None) -> tuple[int, int]:
 
     The common head and tail are found first by comparing characters (in C, by halving), so a
     one-hunk edit of a long doc costs microseconds; only what lies between is matched line by line
-    (difflib). The net change is always exact; where blank or repeated lines make several
-    alignments equally good, the split may differ from difflib's over the whole text.
+    (difflib, unless one side of it is a single line). The net change is always exact; where blank
+    or repeated lines make several alignments equally good, the split may differ from difflib's
+    over the whole text. Every write of a kept history runs this, so it is kept cheap.
     """
     a, b = before or "", after or ""
     if a == b:
         return 0, 0
-    head = _common_length(a, b, lambda text, n: text[:n])
+    head = _common_head(a, b)
     head = a.rfind("\n", 0, head) + 1  # back to the start of the line where the texts part
     a, b = a[head:], b[head:]
-    tail = _common_length(a, b, lambda text, n: text[len(text) - n :])
+    tail = _common_tail(a, b)
     if not all(tail == len(t) or t[len(t) - tail - 1] == "\n" for t in (a, b)):
         newline = a.find("\n", len(a) - tail)  # on to a line start both texts share
         tail = len(a) - newline - 1 if newline != -1 else 0
     middle_a, middle_b = a[: len(a) - tail].splitlines(), b[: len(b) - tail].splitlines()
     if not middle_a or not middle_b:
         return len(middle_b), len(middle_a)
+    if len(middle_a) == 1 or len(middle_b) == 1:  # what difflib would find, without building it
+        one, other = (middle_a[0], middle_b) if len(middle_a) == 1 else (middle_b[0], middle_a)
+        same = 1 if one in other else 0
+        return len(middle_b) - same, len(middle_a) - same
     matcher = difflib.SequenceMatcher(None, middle_a, middle_b, autojunk=False)
     same = sum(m.size for m in matcher.get_matching_blocks())
     return len(middle_b) - same, len(middle_a) - same
 
 
-def _common_length(a: str, b: str, part) -> int:
-    """The length of the longest ``part`` (a head or a tail) both texts share."""
+def _common_head(a: str, b: str) -> int:
+    """The length of the longest head both texts share. Halving compares only the part still in
+    doubt, so the characters compared add up to about twice the head, not its length per step."""
     low, high = 0, min(len(a), len(b))
+    while low < high:  # a[:low] == b[:low]; they part before high, if at all
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_tail(a: str, b: str) -> int:
+    """The length of the longest tail both texts share (halving, as ``_common_head``)."""
+    end_a, end_b = len(a), len(b)
+    low, high = 0, min(end_a, end_b)
     while low < high:
         middle = (low + high + 1) // 2
-        if part(a, middle) == part(b, middle):
+        if a[end_a - middle : end_a - low] == b[end_b - middle : end_b - low]:
             low = middle
         else:
             high = middle - 1

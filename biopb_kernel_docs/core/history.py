@@ -9,24 +9,37 @@ folder of an id ``a/b`` (``.history/a/b@/``).
 The file format (a JSON header line, then the doc's bytes, checksummed) is ``version_file``'s.
 
 Why one file per version rather than an append-only log: a version is one file, whole or
-removed, with no torn tail to find and cut inside a log; dropping the oldest is one unlink, never
-a rewrite of a log that is 2 MiB at its bound; and a reader needs no offsets. The price is a
-directory of up to 100 small files per doc, listed (with a stat each, for the byte bound) once
-per process: while the doc stays in the newest version's state and no later version appears
-(two failed stats), a process reuses what it listed, so a run of writes costs no listing.
+removed, with no torn tail to find and cut inside a log; dropping the oldest is one file given
+over to the newest, never a rewrite of a log that is 2 MiB at its bound, and the bounds hold to
+the version and the byte (a log dropping whole segments would keep fewer, or hold more on disk);
+and a reader needs no offsets. The price is a directory of up to 100 small files per doc, listed
+(with a stat each, for the byte bound) once per process: while the doc stays in the newest
+version's state and no later version appears (two failed stats), a process reuses what it
+listed, so a run of writes costs no listing.
+
+What a write pays for its version: those two stats; at the bound, the oldest file renamed to the
+new number and written over, below it a new file; the one write of its bytes; one byte written
+in place at the commit. No fsync, no listing, no unlink. A file is given over rather than
+removed and made anew because making a file can cost as much as the fsynced write of the doc
+itself (ext4 without a journal skips every inode freed in the last minute when it allocates one,
+and a run of writes frees one per write); a rename and a write over an existing file cost little.
 
 Order and crash safety. A write runs under the store's lock, in this order:
 
 1. *settle* the doc's history against its file on disk (below);
-2. drop the oldest versions the bounds require;
-3. write the new version as ``<number>.pending`` (in place: cut short, it does not verify);
+2. drop the oldest versions the bounds require: the first one dropped is renamed to the new
+   version's number rather than removed, and its file is written over in 3;
+3. write the new version in place, *pending*: its header starts ``{"landed":0,`` (cut short, or
+   still holding the dropped version's bytes, it does not verify);
 4. write the doc: temp file, fsync, rename, fsync of its directory;
-5. *commit* the version: rename it without ``.pending``.
+5. *commit* the version: its ``landed`` digit becomes 1, one byte written through the descriptor
+   of step 3 (format 1 renamed ``<number>.pending`` instead; ``version_file`` reads both).
 
-A SIGKILL can land anywhere. Before 4's rename, the pending version (whole or cut short) is
-ahead of the doc: settling finds a pending version the doc does not match, a write that never
-landed, and removes it. Between 4 and 5, settling finds a pending version the doc matches, and
-commits it. After 5, both happened. Only a pending version is ever removed this way, so a
+A SIGKILL can land anywhere. Before 4's rename, the pending version (whole, cut short, or the
+dropped one's bytes under the new number) is ahead of the doc: settling finds a version that
+does not verify, or a pending one the doc does not match, a write that never landed, and
+removes it. Between 4 and 5, settling finds a pending version the doc matches, and commits it.
+After 5, both happened. Only a pending version is ever removed this way, so a
 committed one is never mistaken for a write that failed (a doc created, then deleted by hand,
 keeps its version). Every look at a history settles it first, under the lock, so no reader sees
 a version that does not match the doc.
@@ -50,11 +63,12 @@ alone exceeds the byte bound keeps its header (who, when, the sha256s) without t
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import time
 import uuid
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, NamedTuple
 
 from .blame import line_delta
 from .errors import DocNotFound, InvalidArguments
@@ -63,6 +77,8 @@ from .phrases import read_history
 from .values import Author
 from .version_file import (
     EARLIER,
+    LANDED,
+    LANDED_AT,
     OUTSIDE,
     PENDING_SUFFIX,
     SHIPPED,
@@ -70,7 +86,6 @@ from .version_file import (
     Header,
     State,
     encode,
-    header_of,
     load,
     number_of,
 )
@@ -83,12 +98,33 @@ FOLDER_SUFFIX = "@"
 DEFAULT_MAX_VERSIONS = 100
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+_SIZE = operator.attrgetter("size")
+_OVERWRITE = os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
 class HistoryLimits:
     max_versions: int = DEFAULT_MAX_VERSIONS
     max_bytes: int = DEFAULT_MAX_BYTES
+
+
+if os.access in os.supports_follow_symlinks:
+
+    def _present(path: str) -> bool:
+        """Whether a directory entry exists at ``path``: one syscall, and no exception raised and
+        caught when it does not (the common answer, checked at every write)."""
+        return os.access(path, os.F_OK, follow_symlinks=False)
+
+else:  # pragma: no cover - platforms without faccessat's no-follow flag
+    _present = os.path.lexists
+
+
+class _Pending(NamedTuple):
+    """A version this process wrote for a doc write in progress, and the descriptor it was
+    written through (its commit turns the ``landed`` digit through it)."""
+
+    number: int
+    fd: int
 
 
 @dataclass
@@ -98,6 +134,7 @@ class _Known:
 
     entries: list[Entry]
     head: Header | None
+    landed: bool = True  # False from a record to its commit: the head is still pending on disk
 
 
 class History:
@@ -107,11 +144,15 @@ class History:
         self.root = os.path.join(local_root, HISTORY_DIR)
         self.limits = limits
         self._swept: set[str] = set()
-        self._pending: dict[str, Entry] = {}  # the version each doc's write in progress recorded
+        self._pending: dict[str, _Pending] = {}  # the version each doc's write in progress recorded
         self._known: dict[str, _Known] = {}
+        self._folders: dict[str, str] = {}
 
     def folder(self, doc_id: str) -> str:
-        return os.path.join(self.root, *doc_id.split("/")) + FOLDER_SUFFIX
+        folder = self._folders.get(doc_id)
+        if folder is None:
+            folder = self._folders[doc_id] = os.path.join(self.root, *doc_id.split("/")) + FOLDER_SUFFIX
+        return folder
 
     def exists(self, doc_id: str) -> bool:
         return os.path.isdir(self.folder(doc_id))
@@ -149,9 +190,25 @@ class History:
 
     @staticmethod
     def _commit(folder: str, entries: list[Entry], entry: Entry) -> None:
+        """Mark a pending version on disk as landed: its ``landed`` digit, or (format 1) its name."""
+        path = os.path.join(folder, entry.name)
+        if not entry.pending:
+            fd = os.open(path, _OVERWRITE)
+            try:
+                os.pwrite(fd, LANDED, LANDED_AT)
+            finally:
+                os.close(fd)
+            return
         committed = entry._replace(pending=False)
-        os.replace(os.path.join(folder, entry.name), os.path.join(folder, committed.name))
+        os.replace(path, os.path.join(folder, committed.name))
         entries[entries.index(entry)] = committed
+
+    def _drop_pending(self, doc_id: str) -> _Pending | None:
+        pending = self._pending.pop(doc_id, None)
+        if pending is not None:
+            with contextlib.suppress(OSError):
+                os.close(pending.fd)
+        return pending
 
     # -- settling ----------------------------------------------------------------------------------
 
@@ -159,7 +216,7 @@ class History:
         """Bring the history in line with the doc's local file (``local``; None: there is none).
 
         A pending newest version whose text the doc now has landed: it is committed. One whose
-        text the doc does not have never landed (killed between the two renames): it is removed.
+        text the doc does not have never landed (killed before the doc's rename): it is removed.
         A file that does not verify is removed. A committed newest version the doc no longer
         matches was changed outside the store: that is recorded as an outside edit. Returns the
         version files and the newest header.
@@ -169,12 +226,14 @@ class History:
         writes lists the folder once, not at every write.
         """
         folder = self.folder(doc_id)
+        self._drop_pending(doc_id)  # one left by a write interrupted before its commit
         state = local.sha256 if local is not None else None
         known = self._known.get(doc_id)
-        if known is not None and known.head is not None and known.head.state == state:
-            following = os.path.join(folder, f"{known.head.number + 1:08d}")
-            if not os.path.lexists(following) and not os.path.lexists(following + PENDING_SUFFIX):
-                return known.entries, known.head
+        head = known.head if known is not None else None
+        if known is not None and known.landed and head is not None and head.state == state:
+            following = f"{folder}{os.sep}{head.number + 1:08d}"
+            if not _present(following) and not _present(following + PENDING_SUFFIX):
+                return known.entries, head
         entries = self._entries(folder)
         head = self._settle(folder, entries, local, state)
         self._known[doc_id] = _Known(entries, head)
@@ -186,19 +245,23 @@ class History:
         while entries:
             entry = entries[-1]
             parsed = load(folder, entry)
-            if parsed is None or (entry.pending and parsed[0].state != state):
+            if parsed is None or (parsed[0].pending and parsed[0].state != state):
                 self._remove(folder, entry)  # cut short or zeroed, or a write that never landed
                 entries.pop()
                 continue
             head, data = parsed
-            if entry.pending:
+            if head.pending:
                 self._commit(folder, entries, entry)
+                head = replace(head, pending=False)
             if head.state == state:
                 return head
             previous = data.decode("utf-8", "replace") if data is not None else None
             after = State.of(local) if local is not None else None
             when = local.mtime if local is not None else time.time()
-            return self._append(folder, entries, head.number + 1, OUTSIDE, head, previous, after, None, when)
+            outside = self._append(
+                folder, entries, head.number + 1, OUTSIDE, head, previous, after, None, when
+            )
+            return outside[0]
         return None
 
     # -- recording ---------------------------------------------------------------------------------
@@ -228,44 +291,54 @@ class History:
             # before history was kept, or the shipped text a copy shadows (a release may change it).
             origin = EARLIER if before.local else SHIPPED
             number = head.number + 1 if head is not None else 1
-            head = self._append(folder, entries, number, origin, head, None, before, None, replaced.mtime)
+            head = self._append(folder, entries, number, origin, head, None, before, None, replaced.mtime)[0]
         number = head.number + 1 if head is not None else 1
         previous_text = before.text if before is not None else None
-        written = self._append(
+        written, fd = self._append(
             folder, entries, number, author, head, previous_text, after, restores, time.time(), before, True
         )
-        self._pending[doc_id] = entries[-1]
-        self._known[doc_id] = _Known(entries, written)
+        assert fd is not None
+        self._pending[doc_id] = _Pending(number, fd)
+        self._known[doc_id] = _Known(entries, written, landed=False)
         return number
 
     def commit(self, doc_id: str, number: int) -> None:
-        """The doc's rename landed: version ``number`` is no longer pending. A kill before this
-        leaves it pending, and the next settling commits it all the same (the doc matches it)."""
-        folder = self.folder(doc_id)
+        """The doc's rename landed: version ``number`` is no longer pending (its ``landed`` digit
+        becomes 1, written through the descriptor it was written with). A kill before this leaves
+        it pending, and the next settling commits it all the same (the doc matches it)."""
         recorded = self._pending.pop(doc_id, None)
-        known = self._known.get(doc_id)
-        if (
-            recorded is not None
-            and recorded.number == number
-            and known is not None
-            and known.entries[-1] == recorded
-        ):
-            self._commit(folder, known.entries, recorded)
+        if recorded is not None and recorded.number == number:
+            try:
+                os.pwrite(recorded.fd, LANDED, LANDED_AT)
+            finally:
+                os.close(recorded.fd)
+            known = self._known.get(doc_id)
+            if known is not None and known.head is not None and known.head.number == number:
+                known.landed = True
             return
-        self._known.pop(doc_id, None)
+        if recorded is not None:
+            with contextlib.suppress(OSError):
+                os.close(recorded.fd)
+        self._known.pop(doc_id, None)  # not the version this process wrote: look on disk
+        folder = self.folder(doc_id)
         entries = self._entries(folder)
         for entry in entries:
-            if entry.number == number and entry.pending:
+            parsed = load(folder, entry, whole=False) if entry.number == number else None
+            if parsed is not None and parsed[0].pending:
                 self._commit(folder, entries, entry)
 
     def forget(self, doc_id: str, number: int) -> None:
         """Remove pending version ``number``: its doc write failed (a full disk, say). Best effort:
         were it left, the next settling would remove it all the same."""
         folder = self.folder(doc_id)
-        self._pending.pop(doc_id, None)
+        recorded = self._drop_pending(doc_id)
         self._known.pop(doc_id, None)
+        if recorded is not None and recorded.number == number:
+            self._remove(folder, Entry(number, 0, False))  # the file this process wrote
+            return
         for entry in self._entries(folder):
-            if entry.number == number and entry.pending:
+            parsed = load(folder, entry, whole=False) if entry.number == number else None
+            if parsed is not None and parsed[0].pending:
                 self._remove(folder, entry)
 
     def _append(
@@ -281,15 +354,16 @@ class History:
         when: float,
         prior: State | None = None,
         pending: bool = False,
-    ) -> Header:
-        """Write version ``number`` (dropping the oldest first, as the bounds require)."""
+    ) -> tuple[Header, int | None]:
+        """Write version ``number`` (dropping the oldest first, as the bounds require). A pending
+        version's descriptor is returned open, for its commit; None for any other."""
         if prior is None and head is not None:
             before_sha, local_before = head.after, head.local_after
         else:
             before_sha = prior.sha256 if prior is not None else None
             local_before = prior.local if prior is not None else False
         added, removed = line_delta(previous_text, after.text if after is not None else None)
-        raw, data = encode(
+        header, data = encode(
             number,
             when,
             author,
@@ -300,49 +374,82 @@ class History:
             removed,
             restores,
             self.limits.max_bytes,
+            pending,
         )
-        entry = Entry(number, len(data), pending)
-        self._make_room(folder, entries, entry.size)
-        # A pending version is written in place: one cut short by a kill does not verify and is
-        # removed at the next settling. A version written committed (an observation, which
-        # settling would keep) goes through a temp file and a rename, so it is whole or absent.
-        path = os.path.join(folder, entry.name)
+        entry = Entry(number, len(data), False)
+        spare = self._make_room(folder, entries, entry.size)
+        # A pending version is written in place: one cut short by a kill does not verify, and one
+        # whole says it has not landed; settling removes either unless the doc has its text. A
+        # version written landed (an observation, which settling would keep) goes through a temp
+        # file and a rename, so it is whole or absent.
+        path = f"{folder}{os.sep}{number:08d}"
         target = (
             path if pending else os.path.join(folder, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
         )
-        try:
-            fd = os.open(target, _NEW_FILE, 0o666)
-        except FileNotFoundError:  # the doc's first version (or its folder was removed by hand)
-            os.makedirs(folder, exist_ok=True)
-            fd = os.open(target, _NEW_FILE, 0o666)
-        except FileExistsError:  # a pending file of a writer that died, not yet settled away
-            os.unlink(target)
-            fd = os.open(target, _NEW_FILE, 0o666)
+        fd = self._reuse(folder, spare, target) if spare is not None else None
+        if fd is None:
+            fd = self._create(folder, target)
         try:
             try:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view) :]
+                if spare is not None:  # cut what the dropped version held beyond the new one
+                    os.ftruncate(fd, len(data))
             finally:
-                os.close(fd)
+                if not pending:
+                    os.close(fd)
             if target != path:
                 os.replace(target, path)
         except BaseException:
+            if pending:
+                os.close(fd)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(target)
             raise
         entries.append(entry)
-        return header_of(raw, entry.size)
+        return header, (fd if pending else None)
 
-    def _make_room(self, folder: str, entries: list[Entry], incoming: int) -> None:
-        """Drop the oldest versions until one more of ``incoming`` bytes fits both bounds."""
-        total = sum(entry.size for entry in entries)
+    @staticmethod
+    def _create(folder: str, target: str) -> int:
+        try:
+            return os.open(target, _NEW_FILE, 0o666)
+        except FileNotFoundError:  # the doc's first version (or its folder was removed by hand)
+            os.makedirs(folder, exist_ok=True)
+            return os.open(target, _NEW_FILE, 0o666)
+        except FileExistsError:  # a pending file of a writer that died, not yet settled away
+            os.unlink(target)
+            return os.open(target, _NEW_FILE, 0o666)
+
+    @staticmethod
+    def _reuse(folder: str, spare: Entry, target: str) -> int | None:
+        """Open the dropped oldest version's file, renamed to ``target``, to be written over; None
+        when it cannot be (then it is removed, and a new file is made)."""
+        old = f"{folder}{os.sep}{spare.name}"
+        try:
+            os.replace(old, target)
+            return os.open(target, _OVERWRITE)
+        except OSError:
+            for path in (old, target):
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            return None
+
+    def _make_room(self, folder: str, entries: list[Entry], incoming: int) -> Entry | None:
+        """Drop the oldest versions until one more of ``incoming`` bytes fits both bounds. The first
+        one dropped is not removed but returned, for its file to hold the new version."""
+        total = sum(map(_SIZE, entries))  # 100 sizes: a microsecond, not worth keeping in step
+        spare = None
         while entries and (
             len(entries) + 1 > self.limits.max_versions or total + incoming > self.limits.max_bytes
         ):
             oldest = entries.pop(0)
-            self._remove(folder, oldest)
             total -= oldest.size
+            if spare is None:
+                spare = oldest
+            else:
+                self._remove(folder, oldest)
+        return spare
 
     # -- reading -----------------------------------------------------------------------------------
 

@@ -1,16 +1,26 @@
 """One version file of the history (``history``): its name, its header line, its checksum.
 
-Format. One file per version, named by its number zero-padded to 8 digits, with ``.pending``
-appended until the write it records has landed. Its first line is a JSON header: the number, the
-time, who wrote it, the sha256 of the doc before and after, the lines added and removed, whether
-a local file holds the text; the rest is the doc's bytes after the version, exactly as the file
-held them. The header's ``after`` is the sha256 of those bytes, so each file carries its own
+Format. One file per version, named by its number zero-padded to 8 digits. Its first line is a
+JSON header: whether the write it records is known to have landed, the number, the time, who
+wrote it, the sha256 of the doc before and after, the lines added and removed, whether a local
+file holds the text; the rest is the doc's bytes after the version, exactly as the file held
+them. The header's ``after`` is the sha256 of those bytes, so each file carries its own
 checksum: a file cut short or filled with zeros (a kill, a power loss) does not verify and is
 treated as absent.
+
+Pending and landed (format 2). The header starts ``{"landed":0,`` while the doc write it records
+is not known to have landed (the version is *pending*), and the writer turns that one digit into
+``1`` once the doc's rename has landed: one byte written in place, through the descriptor the
+version was written with, where format 1 renamed the file. Format 1 said the same in the file's
+name instead (``<number>.pending`` until landed, no ``landed`` field); such files are still read,
+and committed by that rename. A reader of format 1 (an older release still running beside this
+one) reads a format 2 file as a landed version: the field is one it ignores, the name has no
+suffix. It never takes one for damage and removes it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -24,8 +34,12 @@ from .values import Author, VersionInfo
 if TYPE_CHECKING:
     from .store import DocFile
 
-FORMAT = 1
-PENDING_SUFFIX = ".pending"  # a version whose doc rename is not known to have landed
+FORMAT = 2
+PENDING_SUFFIX = ".pending"  # format 1: a version whose doc rename is not known to have landed
+_LANDED_KEY = '{"landed":'
+LANDED_AT = len(_LANDED_KEY)  # the offset of the digit a commit turns from 0 to 1
+LANDED = b"1"
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # built once: a write runs it
 HEADER_PROBE = 4096  # a header is well under this; a listing reads no further
 
 # Who wrote a version. The first group are writes through the store; the others are what the
@@ -69,6 +83,7 @@ class Header:
     kept: bool  # the text is in the file (False: over the byte bound)
     restores: int | None
     size: int  # of the whole file
+    pending: bool = False  # its doc write is not known to have landed
 
     @property
     def observed(self) -> bool:
@@ -102,10 +117,6 @@ class Header:
         )
 
 
-def line_count(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
 def _author_json(author: Author) -> dict[str, str]:
     return {
         k: v
@@ -117,6 +128,12 @@ def _author_json(author: Author) -> dict[str, str]:
         )
         if v is not None
     }
+
+
+@functools.lru_cache(maxsize=64)
+def _author_text(author: Author) -> str:
+    """``_author_json`` as JSON: a process writes as one author or a few."""
+    return _JSON.encode(_author_json(author))
 
 
 class Entry(NamedTuple):
@@ -148,30 +165,106 @@ def encode(
     removed: int,
     restores: int | None,
     max_bytes: int,
-) -> tuple[dict, bytes]:
+    pending: bool = False,
+) -> tuple[Header, bytes]:
     """A version file's header and bytes; the text is left out when the whole would exceed
-    ``max_bytes`` (the header still says who and when)."""
-    raw = {
-        "format": FORMAT,
-        "n": number,
-        "time": round(when, 3),
-        "by": _author_json(author),
-        "before": before_sha,
-        "after": after.sha256 if after is not None else None,
-        "local_before": local_before,
-        "local_after": after.local if after is not None else False,
-        "added": added,
-        "removed": removed,
-        "lines": line_count(after.text) if after is not None else 0,
-        "kept": after is not None,
-        "restores": restores,
-    }
-    text = after.data if after is not None else b""
-    encoded = json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    if len(encoded) + len(text) > max_bytes:
-        raw["kept"] = False
-        return raw, json.dumps(raw, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-    return raw, encoded + text
+    ``max_bytes`` (the header still says who and when).
+
+    Every write of a kept history runs this, so the header line is spelled here, field by field
+    (what ``json`` would write for the same dict, ``landed`` first at its fixed offset), and the
+    header is built rather than parsed back."""
+    when = round(when, 3)
+    data = after.data if after is not None else b""
+    after_sha = after.sha256 if after is not None else None
+    local_after = after.local if after is not None else False
+    lines = _line_count(data)  # the bytes hold as many '\n' as the text, CRLF or not
+    kept = after is not None
+    line = _header_line(
+        pending,
+        number,
+        when,
+        author,
+        before_sha,
+        after_sha,
+        local_before,
+        local_after,
+        added,
+        removed,
+        lines,
+        kept,
+        restores,
+    )
+    if len(line) + len(data) > max_bytes:
+        kept = False
+        encoded = _header_line(
+            pending,
+            number,
+            when,
+            author,
+            before_sha,
+            after_sha,
+            local_before,
+            local_after,
+            added,
+            removed,
+            lines,
+            kept,
+            restores,
+        )
+    else:
+        encoded = line + data
+    header = Header(
+        number=number,
+        time=when,
+        author=author,
+        before=before_sha,
+        after=after_sha,
+        local_before=local_before,
+        local_after=local_after,
+        added=added,
+        removed=removed,
+        lines=lines,
+        kept=kept,
+        restores=restores,
+        size=len(encoded),
+        pending=pending,
+    )
+    return header, encoded
+
+
+def _header_line(
+    pending: bool,
+    number: int,
+    when: float,
+    author: Author,
+    before: str | None,
+    after: str | None,
+    local_before: bool,
+    local_after: bool,
+    added: int,
+    removed: int,
+    lines: int,
+    kept: bool,
+    restores: int | None,
+) -> bytes:
+    return (
+        f'{_LANDED_KEY}{0 if pending else 1},"format":{FORMAT},"n":{int(number)},"time":{float(when)!r},'
+        f'"by":{_author_text(author)},"before":{_optional(before)},"after":{_optional(after)},'
+        f'"local_before":{_BOOLEAN[bool(local_before)]},"local_after":{_BOOLEAN[bool(local_after)]},'
+        f'"added":{int(added)},"removed":{int(removed)},"lines":{int(lines)},"kept":{_BOOLEAN[bool(kept)]},'
+        f'"restores":{"null" if restores is None else int(restores)}}}\n'
+    ).encode()
+
+
+_BOOLEAN = {True: "true", False: "false"}
+
+
+def _optional(text: str | None) -> str:
+    return "null" if text is None else _JSON.encode(text)
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
 def parse(entry: Entry, data: bytes, whole: bool) -> tuple[Header, bytes | None] | None:
@@ -182,7 +275,7 @@ def parse(entry: Entry, data: bytes, whole: bool) -> tuple[Header, bytes | None]
         return None
     try:
         raw = json.loads(line)
-        header = header_of(raw, entry.size)
+        header = header_of(raw, entry.size, entry.pending)
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
     if header.number != entry.number:
@@ -213,8 +306,13 @@ def load(folder: str, entry: Entry, whole: bool = True) -> tuple[Header, bytes |
     return parse(entry, data, whole)
 
 
-def header_of(raw: dict, size: int) -> Header:
+def header_of(raw: dict, size: int, named_pending: bool = False) -> Header:
+    """The header a file's first line holds; ``named_pending``: its name ends in ``.pending``
+    (format 1, where the name said what the ``landed`` field says now)."""
     by = raw["by"]
+    landed = raw.get("landed")
+    if landed not in (None, 0, 1) or isinstance(landed, bool):
+        raise ValueError(f"landed is {landed!r}")
     return Header(
         number=int(raw["n"]),
         time=float(raw["time"]),
@@ -229,4 +327,5 @@ def header_of(raw: dict, size: int) -> Header:
         kept=bool(raw["kept"]),
         restores=raw.get("restores"),
         size=size,
+        pending=named_pending or landed == 0,
     )
