@@ -27,6 +27,10 @@ function reads by a key it computes (``kwargs.get(dim)``) or forwards to a calle
 shows (``self.reader.get_image_data``). The run gate (``test_procedures_run.py``) executes those on the
 doc's scene, but only along the branches the scene takes.
 
+A package that cannot be installed here (only a block its scene stands in for imports it:
+cellpose needs torch, stardist tensorflow) is not imported at all: its newest wheel inside the
+declared range is read with ``ast`` instead (``contract_static.py``), by the same binding rules
+(``misfit``); what that reading cannot decide fails, and its docstring lists the rest.
 """
 
 from __future__ import annotations
