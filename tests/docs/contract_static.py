@@ -205,9 +205,8 @@ class WheelReader:
         for wheel in list(self._wheels):
             for requirement in run_requirements(wheel):
                 if canonicalize_name(requirement.name) == canonicalize_name(root):
-                    requirement.marker = None
                     try:
-                        found = newest_wheel(str(requirement))
+                        found = newest_wheel(f"{requirement.name}{requirement.specifier}")
                     except WheelUnavailable as err:
                         raise Undecidable(str(err)) from err
                     if root in top_level_modules(found):
@@ -314,7 +313,7 @@ class WheelReader:
         if isinstance(owner, Installed):
             if not hasattr(owner.obj, name):
                 raise Missing(f"{owner.obj!r} has no {name}")
-            static = inspect.getattr_static(owner.obj, name)
+            static = inspect.getattr_static(owner.obj, name, None)
             plain = inspect.isfunction(static)
             return Installed(getattr(owner.obj, name), on_instance=owner.instance and plain)
         raise Undecidable(f"{name} is an attribute of a value whose type only running shows")
