@@ -26,6 +26,11 @@ bound by loops and unpacking, callables passed as arguments, and keywords a ``**
 function reads by a key it computes (``kwargs.get(dim)``) or forwards to a callee only running
 shows (``self.reader.get_image_data``). The run gate (``test_procedures_run.py``) executes those on the
 doc's scene, but only along the branches the scene takes.
+
+A package that cannot be installed here (only a block its scene stands in for imports it:
+cellpose needs torch, stardist tensorflow) is not imported at all: its newest wheel inside the
+declared range is read with ``ast`` instead (``contract_static.py``), by the same binding rules
+(``misfit``); what that reading cannot decide fails, and its docstring lists the rest.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import inspect
 import re
 import textwrap
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
@@ -362,6 +368,14 @@ def problem_with(api: QuotedApi) -> str | None:
         signature = inspect.signature(target)
     except (TypeError, ValueError):
         return None  # a builtin or ufunc without an introspectable signature: existence is all we can pin
+    return misfit(api, signature, on_instance, lambda keyword: accepts_keyword(target, keyword))
+
+
+def misfit(
+    api: QuotedApi, signature: inspect.Signature, on_instance: bool, accepts: Callable[[str], bool]
+) -> str | None:
+    """Why a call as quoted does not bind to ``signature``, or None. ``accepts`` says whether a
+    keyword that lands in ``**kwargs`` is taken further on (forwarded or read)."""
     positional = api.positional + on_instance  # a method reached through an instance binds self first
     try:
         if api.open_ended:
@@ -372,7 +386,7 @@ def problem_with(api: QuotedApi) -> str | None:
         called = ", ".join([*(["_"] * api.positional), *(f"{k}=" for k in api.keywords)])
         return f"{api.dotted}({called}) ({api.where}) does not fit {api.dotted}{signature}: {err}"
     for keyword in api.keywords:
-        if keyword not in signature.parameters and not accepts_keyword(target, keyword):
+        if keyword not in signature.parameters and not accepts(keyword):
             return (
                 f"{api.dotted}(..., {keyword}=) ({api.where}): {keyword!r} goes into **kwargs, and "
                 f"{api.dotted} neither forwards it to a function that takes it nor reads it"

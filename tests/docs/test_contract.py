@@ -22,7 +22,9 @@ from .contract import (
     problem_with,
     quoted_apis,
 )
+from .contract_static import static_problem_with
 from .seed_docs import body_of, python_blocks, runnable_ids, scene_module, seed_ids, seed_text
+from .wheels import WheelUnavailable, newest_wheel, top_level_modules
 
 GATED_IDS = [doc_id for doc_id in seed_ids() if not is_banked(doc_id)]
 LOWER_BOUND_OPERATORS = {"~=", ">=", "=="}
@@ -31,8 +33,8 @@ LOWER_BOUND_OPERATORS = {"~=", ">=", "=="}
 def stood_in_and_absent(doc_id: str) -> set[str]:
     """Modules imported only by blocks the doc's scene stands in for (``STAND_INS``: a model whose
     weights cannot be downloaded here, e.g. cellpose, which also needs torch) and not installed here.
-    Their declared range and quoted APIs cannot be checked; the tests say so by skipping, after
-    checking everything else the doc quotes."""
+    Their declared range and quoted APIs are checked on the newest wheel inside the range, read
+    without being installed or imported (``wheels.py``, ``contract_static.py``)."""
     if doc_id not in runnable_ids():
         return set()
     markers = getattr(scene_module(doc_id), "STAND_INS", {})
@@ -55,8 +57,9 @@ def stood_in_and_absent(doc_id: str) -> set[str]:
 
 @pytest.mark.parametrize("doc_id", GATED_IDS)
 def test_declared_packages_are_installed_inside_their_range(doc_id):
+    """A package only a stood-in block imports, not installed here, must have a release inside its
+    range on PyPI whose wheel provides the modules the doc imports."""
     absent = stood_in_and_absent(doc_id)
-    unchecked = []
     for declared in declared_requirements(seed_text(doc_id)):
         try:
             requirement = Requirement(declared)
@@ -64,16 +67,23 @@ def test_declared_packages_are_installed_inside_their_range(doc_id):
             pytest.fail(f"{doc_id}: packages entry {declared!r} is not a requirement: {err}")
         operators = {spec.operator for spec in requirement.specifier}
         assert operators & LOWER_BOUND_OPERATORS, f"{doc_id}: {declared!r} needs a lower bound (~= or >=)"
-        if import_names_of(requirement.name) <= absent:
-            unchecked.append(declared)
+        modules = import_names_of(requirement.name)
+        if modules <= absent:
+            try:
+                wheel = newest_wheel(declared)
+            except WheelUnavailable as err:
+                pytest.fail(f"{doc_id} declares {declared}: {err}")
+            assert requirement.specifier.contains(wheel.version, prereleases=True), (
+                f"{doc_id} declares {declared}, but the newest wheel pip found is {wheel.version}"
+            )
+            assert modules <= top_level_modules(wheel), (
+                f"{doc_id} imports {sorted(modules)}, but the {wheel.name} {wheel.version} wheel provides "
+                f"{sorted(top_level_modules(wheel))}: correct the packages: entry"
+            )
             continue
         installed = metadata.version(requirement.name)
         assert requirement.specifier.contains(installed, prereleases=True), (
             f"{doc_id} declares {declared}, but {requirement.name} {installed} is installed"
-        )
-    if unchecked:
-        pytest.skip(
-            f"{doc_id}: {unchecked} serve only a block its scene stands in for, and are not installed here"
         )
 
 
@@ -86,16 +96,30 @@ def test_every_imported_package_is_declared(doc_id):
         assert module in provided, f"{doc_id} imports {module} but its packages: line does not declare it"
 
 
+def _requirement_providing(text: str, module: str) -> str:
+    declared = declared_requirements(text)
+    return next(d for d in declared if module in import_names_of(Requirement(d).name))
+
+
+def problems_in(text: str, absent: set[str] = frozenset()) -> list[str]:
+    """Problems of the APIs a doc quotes: from the installed modules, or (for ``absent`` ones, see
+    ``stood_in_and_absent``) from the wheel of the declared package, read without importing it."""
+    problems = []
+    for api in quoted_apis(text):
+        root = api.dotted.split(".")[0]
+        if root in absent:
+            problem = static_problem_with(api, _requirement_providing(text, root))
+        else:
+            problem = problem_with(api)
+        if problem:
+            problems.append(problem)
+    return problems
+
+
 @pytest.mark.parametrize("doc_id", GATED_IDS)
 def test_quoted_apis_exist_with_their_signatures(doc_id):
-    absent = stood_in_and_absent(doc_id)
-    apis = quoted_apis(seed_text(doc_id))
-    checked = [api for api in apis if api.dotted.split(".")[0] not in absent]
-    problems = [problem for api in checked if (problem := problem_with(api))]
-    assert not problems, f"{doc_id} quotes APIs the installed packages contradict:\n" + "\n".join(problems)
-    if len(checked) < len(apis):
-        unchecked = sorted({api.dotted for api in apis} - {api.dotted for api in checked})
-        pytest.skip(f"{doc_id}: {unchecked} belong to modules not installed here (a stood-in block)")
+    problems = problems_in(seed_text(doc_id), stood_in_and_absent(doc_id))
+    assert not problems, f"{doc_id} quotes APIs the packages contradict:\n" + "\n".join(problems)
 
 
 def test_the_quoted_api_list_is_derived_from_the_docs():
