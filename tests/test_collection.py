@@ -115,3 +115,18 @@ def test_reading_a_collection_before_the_first_write_creates_nothing(tiers):
     view = tiers.docs().read_doc("design/")
     assert [item.id for item in view.items] == ["design/store"]
     assert not tiers.local.exists()  # a read creates nothing: the first write seeds the index
+
+
+def test_a_local_collection_folder_that_links_out_of_the_tier_lists_nothing(tiers, tmp_path):
+    from biopb_kernel_docs.core.store import Tier
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nnot the tier's to list\n")
+    tiers.put_local("index", "# Lab docs\n\n## Lab\n- lab/: the lab's own notes\n")
+    (tiers.local / "lab").symlink_to(outside, target_is_directory=True)
+    assert tiers.store().ids_under(Tier.LOCAL, "lab/") == []
+    view = tiers.docs().read_doc("lab/")
+    assert isinstance(view, CollectionView)
+    assert view.items == ()
+    assert "secret" not in text(view)

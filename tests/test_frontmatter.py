@@ -113,3 +113,9 @@ def test_a_shorter_fence_does_not_close_a_longer_one():
 def test_indented_frontmatter_keys_are_ignored():
     parsed = parse_frontmatter("---\n  description: indented\n\tpackages: [a]\ntitle: top\n---\nBody.\n")
     assert parsed.fields == {"title": "top"}
+
+
+def test_frontmatter_may_close_with_three_dots_as_yaml_allows():
+    parsed = parse_frontmatter("---\ndescription: closed by dots\n...\n# T\n")
+    assert parsed.fields == {"description": "closed by dots"}
+    assert parsed.body == "# T\n"

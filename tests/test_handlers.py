@@ -631,3 +631,24 @@ async def test_skills_export_and_import_are_operations_of_the_rest_api(jp_fetch,
     )
     assert missing.code == 400
     assert "No directory" in (await _json(missing))["message"]
+
+
+@pytest.mark.parametrize("jp_server_config", [{"poll_seconds": 3600}], indirect=True)
+async def test_a_retire_through_the_api_is_pushed_at_once(jp_fetch, jp_serverapp, server_tiers):
+    # Polling slowed to once an hour: the event can only come from the retire itself.
+    server_tiers.seed()
+    await _api(jp_fetch, "index")
+    loop = asyncio.get_running_loop()
+    retires = []
+
+    def retire():
+        retires.append(
+            loop.create_task(_api(jp_fetch, "ops", "retire_doc", method="POST", body={"id": "flatfield"}))
+        )
+
+    data = await _event_where(jp_serverapp, retire, lambda d: d["what"] == "index")
+    assert (await retires[0]).code == 200
+    from biopb_kernel_docs.core.index import parse_index
+
+    assert "flatfield" in parse_index(server_tiers.local_text("index")).ignored
+    assert len(data["index_sha256"]) == 64

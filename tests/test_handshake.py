@@ -456,3 +456,9 @@ def test_claude_codes_budget_is_its_documented_2048_characters():
     assert KNOWN_HOST_BUDGETS == {"claude-code": 2048}
     assert budget_for("claude-code", KNOWN_HOST_BUDGETS) == 2048
     assert budget_for("claude-code/2.1", KNOWN_HOST_BUDGETS) == 2048
+
+
+def test_a_budget_is_matched_on_the_whole_client_name_not_a_prefix_of_it():
+    assert budget_for("Claude-Code", KNOWN_HOST_BUDGETS) == 2048
+    assert budget_for("claude-codex", KNOWN_HOST_BUDGETS) is None
+    assert budget_for("claude-code-beta", KNOWN_HOST_BUDGETS) is None

@@ -651,3 +651,14 @@ def test_what_a_process_knows_of_a_history_is_checked_against_later_versions(tie
     assert [(v.number, v.author) for v in versions] == [(1, AGENT), (2, USER), (3, USER), (4, AGENT)]
     for earlier, later in itertools.pairwise(versions):
         assert later.before_sha256 == earlier.after_sha256
+
+
+def test_a_body_write_to_exactly_half_says_nothing_of_shrinking_and_one_character_less_does(tiers):
+    docs = _docs(tiers)
+    body = "# Notes\n" + "abcd\n" * 20  # 108 characters
+    half = "# Notes\n" + "abcd\n" * 9 + "\n"  # 54: exactly half
+    assert (len(body), len(half)) == (108, 54)
+    docs.write_doc("notes", body=body)
+    assert docs.write_doc("notes", body=half).shrink is None
+    docs.write_doc("notes", body=body)
+    assert docs.write_doc("notes", body=half[:-2] + "\n").shrink is not None  # 53 characters

@@ -814,3 +814,18 @@ def test_the_agent_cannot_export_or_import_skills_through_the_kernel_wire(
     assert answer["error"]["kind"] == "InvalidArguments"
     assert "the user's own action" in answer["error"]["template"]
     assert not (tmp_path / "skills-out").exists()
+
+
+async def test_each_tool_is_annotated_read_only_exactly_when_its_operation_writes_nothing(tiers):
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.mcp_server import DocsBridge
+
+    store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    bridge = DocsBridge(InProcessDocsClient(store), poll_interval=3600)
+    async with Client(bridge.server) as client:
+        tools = (await client.list_tools()).tools
+    hints = {tool.name: tool.annotations.read_only_hint for tool in tools}
+    assert (hints["read_doc"], hints["search_docs"]) == (True, True)
+    assert (hints["write_doc"], hints["restore_doc"]) == (False, False)  # a host asks before these
+    assert hints == {name: not OPERATIONS[name].writes for name in hints}

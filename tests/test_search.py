@@ -201,3 +201,12 @@ def test_a_long_line_is_cut_around_its_first_match(tiers, store):
     assert line.text.endswith("…")
     start, end = line.spans[0]
     assert line.text[start:end] == "ValueError"
+
+
+def test_an_id_both_listed_and_on_the_ignored_line_is_not_searched(tiers, store):
+    tiers.put_local(
+        "index", INDEX.replace("- flatfield:", "- old-method: listed by hand, and ignored\n- flatfield:")
+    )
+    result = search_docs(store, "ValueError")
+    assert "old-method" not in ids(result)
+    assert ids(result) == ["data", "flatfield", "lab/notes", "_promoted"]
