@@ -53,14 +53,17 @@ class Query:
         """The offset of the first match on each matching line of ``haystack``, in order (a pattern
         searches the file's bytes, encoded once, so offsets are bytes there)."""
         newline = "\n" if isinstance(haystack, str) else b"\n"
-        if self.pattern is not None:  # one pass over the text; later matches on a line are skipped
-            line_end = -1
-            for match in self.pattern.finditer(haystack):
-                if match.start() > line_end:
-                    yield match.start()
-                    line_end = haystack.find(newline, match.start())  # type: ignore[arg-type]
-                    if line_end == -1:
-                        return
+        if self.pattern is not None:
+            # One search per matching line, resumed at the next line: a line's later matches are
+            # never built (each match object costs more than the scan that finds it).
+            match = self.pattern.search(haystack, 0)
+            while match is not None:
+                start = match.start()
+                yield start
+                line_end = haystack.find(newline, start)  # type: ignore[arg-type]
+                if line_end == -1:
+                    return
+                match = self.pattern.search(haystack, line_end + 1)
             return
         search = self._literal
         found = search(haystack, 0)
