@@ -22,10 +22,11 @@ the bleaching law and the resting levels.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
+
+from ._cache import cached_in
 
 SHAPE = (96, 128)
 OFFSET = 100.0
@@ -114,18 +115,7 @@ def _build(
     return inputs
 
 
-def _cached(make: Callable[[], dict[str, object]]) -> Callable[[], dict[str, object]]:
-    """Build a scene once per test session; each call restores its truth for the check."""
-    built = functools.cache(lambda: (make(), dict(TRUTH)))
-
-    @functools.wraps(make)
-    def scene_fn() -> dict[str, object]:
-        inputs, truth = built()
-        TRUTH.clear()
-        TRUTH.update(truth)
-        return dict(inputs)
-
-    return scene_fn
+_cached = cached_in(TRUTH)
 
 
 @_cached

@@ -18,10 +18,9 @@ Ground truth: ``TRUTH`` holds the model and its parameters; ``check`` compares t
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-
 import numpy as np
+
+from ._cache import cached_in
 
 PIXEL_UM = 0.65
 TRUTH: dict[str, object] = {}
@@ -82,18 +81,7 @@ def _points(rng, pos, sigma_um, missing=0.05, short=0):
     return np.array(rows, dtype=float)
 
 
-def _cached(make: Callable[[], dict[str, object]]) -> Callable[[], dict[str, object]]:
-    """Build a scene once per test session; each call restores its truth for the check."""
-    built = functools.cache(lambda: (make(), dict(TRUTH)))
-
-    @functools.wraps(make)
-    def scene_fn() -> dict[str, object]:
-        inputs, truth = built()
-        TRUTH.clear()
-        TRUTH.update(truth)
-        return dict(inputs)
-
-    return scene_fn
+_cached = cached_in(TRUTH)
 
 
 def _inputs(points, frame_s, sigma_given=None):

@@ -17,10 +17,11 @@ t back onto frame 0 is ``+TRUE_DRIFT_PX[t]`` (frame t shows specimen point p at 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 import numpy as np
 from scipy import ndimage as ndi
+
+from ._cache import cached_in
 
 N_FRAMES, FIELD = 16, 160
 PIXEL_SIZE_UM = 0.325
@@ -92,18 +93,7 @@ def _make(
     }
 
 
-def _cached(make: Callable[[], dict[str, object]]) -> Callable[[], dict[str, object]]:
-    """Build a scene once per test session; each call restores its truth for the check."""
-    built = functools.cache(lambda: (make(), dict(TRUTH)))
-
-    @functools.wraps(make)
-    def scene_fn() -> dict[str, object]:
-        inputs, truth = built()
-        TRUTH.clear()
-        TRUTH.update(truth)
-        return dict(inputs)
-
-    return scene_fn
+_cached = cached_in(TRUTH)
 
 
 @_cached

@@ -21,10 +21,11 @@ noise its mixing matrix propagates.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 import numpy as np
 from scipy import ndimage as ndi
+
+from ._cache import cached_in
 
 SHAPE = (128, 128)
 CHANNELS = 5
@@ -108,18 +109,7 @@ def _build(
     return {"spectral_image": sample, "reference_images": references, "detector_gain": detector_gain}
 
 
-def _cached(make: Callable[[], dict[str, object]]) -> Callable[[], dict[str, object]]:
-    """Build a scene once per test session; each call restores its truth for the check."""
-    built = functools.cache(lambda: (make(), dict(TRUTH)))
-
-    @functools.wraps(make)
-    def scene_fn() -> dict[str, object]:
-        inputs, truth = built()
-        TRUTH.clear()
-        TRUTH.update(truth)
-        return dict(inputs)
-
-    return scene_fn
+_cached = cached_in(TRUTH)
 
 
 @_cached

@@ -22,10 +22,11 @@ and that the net and path speeds match the true ones.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 
 import numpy as np
 from scipy import ndimage as ndi
+
+from ._cache import cached_in
 
 TRUTH: dict[str, object] = {}
 
@@ -77,18 +78,7 @@ def _render(rng, pos, visible, diameter_px, field, levels, background, gain=1.0,
     return movie
 
 
-def _cached(make: Callable[[], dict[str, object]]) -> Callable[[], dict[str, object]]:
-    """Build a scene once per test session; each call restores its truth for the check."""
-    built = functools.cache(lambda: (make(), dict(TRUTH)))
-
-    @functools.wraps(make)
-    def scene_fn() -> dict[str, object]:
-        inputs, truth = built()
-        TRUTH.clear()
-        TRUTH.update(truth)
-        return dict(inputs)
-
-    return scene_fn
+_cached = cached_in(TRUTH)
 
 
 @_cached

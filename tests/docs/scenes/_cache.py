@@ -1,0 +1,27 @@
+"""Scenes that take seconds to build, built once per test session."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+Scene = Callable[[], dict[str, object]]
+
+
+def cached_in(truth: dict[str, object]) -> Callable[[Scene], Scene]:
+    """A decorator for a scene module whose planted truth lives in ``truth`` (its ``TRUTH``): the
+    scene is built once, and each call restores the truth that build planted, for the check."""
+
+    def cached(make: Scene) -> Scene:
+        built = functools.cache(lambda: (make(), dict(truth)))
+
+        @functools.wraps(make)
+        def scene_fn() -> dict[str, object]:
+            inputs, planted = built()
+            truth.clear()
+            truth.update(planted)
+            return dict(inputs)
+
+        return scene_fn
+
+    return cached
