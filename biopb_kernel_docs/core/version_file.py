@@ -178,39 +178,12 @@ def encode(
     after_sha = after.sha256 if after is not None else None
     local_after = after.local if after is not None else False
     lines = _line_count(data)  # the bytes hold as many '\n' as the text, CRLF or not
+    fields = (pending, number, when, author, before_sha, after_sha, local_before, local_after)
     kept = after is not None
-    line = _header_line(
-        pending,
-        number,
-        when,
-        author,
-        before_sha,
-        after_sha,
-        local_before,
-        local_after,
-        added,
-        removed,
-        lines,
-        kept,
-        restores,
-    )
+    line = _header_line(*fields, added, removed, lines, kept, restores)
     if len(line) + len(data) > max_bytes:
         kept = False
-        encoded = _header_line(
-            pending,
-            number,
-            when,
-            author,
-            before_sha,
-            after_sha,
-            local_before,
-            local_after,
-            added,
-            removed,
-            lines,
-            kept,
-            restores,
-        )
+        encoded = _header_line(*fields, added, removed, lines, kept, restores)
     else:
         encoded = line + data
     header = Header(
