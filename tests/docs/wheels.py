@@ -24,6 +24,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
+from .fetch_once import fetch_once
+
 CACHE = (
     Path(os.environ.get("BIOPB_DOCS_DATA_CACHE") or Path.home() / ".cache" / "biopb-kernel-docs") / "wheels"
 )
@@ -59,8 +61,8 @@ def newest_wheel(requirement: str) -> Wheel:
     """The newest wheel of ``requirement`` (``"cellpose>=4.0"``): from the cache, else from PyPI."""
     parsed = Requirement(requirement)
     parsed.marker = None
-    if not _cached(parsed):
-        CACHE.mkdir(parents=True, exist_ok=True)
+
+    def fetch() -> None:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet"]
         done = subprocess.run(
             [*command, "--dest", str(CACHE), str(parsed)], capture_output=True, text=True, timeout=900
@@ -71,6 +73,8 @@ def newest_wheel(requirement: str) -> Wheel:
                 f"pip found no wheel of {parsed} on PyPI ({said}): check that a release exists inside "
                 "that range, and correct the doc's packages: entry if none does"
             )
+
+    fetch_once(CACHE, lambda: bool(_cached(parsed)), fetch)
     found = _cached(parsed)
     if not found:
         raise WheelUnavailable(f"pip reported success but left no wheel of {parsed} in {CACHE}")

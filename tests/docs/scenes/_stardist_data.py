@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import tifffile
 
+from ..fetch_once import fetch_once
+
 VERSION = "0.9.2"
 CACHE = Path(os.environ.get("BIOPB_DOCS_DATA_CACHE") or Path.home() / ".cache" / "biopb-kernel-docs") / (
     f"stardist-{VERSION}"
@@ -35,10 +37,11 @@ def _archive() -> Path:
         wheels, sources = CACHE.glob(f"stardist-{VERSION}*.whl"), CACHE.glob(f"stardist-{VERSION}*.tar.gz")
         return sorted(wheels) + sorted(sources)
 
-    if not found():
-        CACHE.mkdir(parents=True, exist_ok=True)
+    def fetch() -> None:
         command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", f"stardist=={VERSION}"]
         subprocess.run([*command, "--dest", str(CACHE)], check=True, capture_output=True, timeout=600)
+
+    fetch_once(CACHE, lambda: bool(found()), fetch)
     assert found(), f"pip left no stardist {VERSION} archive in {CACHE}"
     return found()[0]
 
