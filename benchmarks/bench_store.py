@@ -50,7 +50,8 @@ FLOORS = {
     "render": "read index.md and the manifest; one os.stat per entry in each tier; list the shipped "
     "tier; read each tail item's file",
     "read": "open, fstat (to size the read), read and close one file (for a section read too; the "
-    "last two section rows compare with a whole read_doc instead)",
+    "last two section rows compare with a whole read_doc instead); a shadowing local copy's read "
+    "adds the lstat of the shipped file it shadows",
     "write old/new": "read the file; write a temp file, fsync it, rename it, fsync the directory",
     "create": "two such writes (the doc and index.md)",
 }
@@ -183,6 +184,17 @@ def floor_render(shipped: Path, local: Path, entry_ids: list[str], tail_ids: lis
 
 def floor_read(path: str) -> Callable[[], None]:
     return lambda: _read(path)
+
+
+def floor_shadowed_read(local_path: str, shipped_path: str) -> Callable[[], None]:
+    """A local copy's read, and the one lstat that finds the shipped text it shadows: the read's
+    header says "shadows shipped", which no read of the local file alone can know."""
+
+    def run() -> None:
+        _read(local_path)
+        os.lstat(shipped_path)
+
+    return run
 
 
 _TEMP_NUMBERS = iter(range(10**9))
@@ -481,8 +493,12 @@ def main() -> None:
                 "<= 2x",
             ),
             row(
-                "read_doc local copy (shadow)",
-                measure_pair(lambda: docs.read_doc(shadow), floor_read(f"{local}/{shadow}.md"), repeat),
+                "read_doc local copy (shadow), against a read and the shipped file's lstat",
+                measure_pair(
+                    lambda: docs.read_doc(shadow),
+                    floor_shadowed_read(f"{local}/{shadow}.md", f"{shipped}/{shadow}.md"),
+                    repeat,
+                ),
                 "<= 2x",
             ),
             row(
