@@ -301,6 +301,22 @@ def _callee(node: ast.expr, namespace: dict) -> object | None:
     return target
 
 
+def kwargs_key(node: ast.AST, var_keyword: str) -> ast.expr | None:
+    """The key ``node`` reads from the ``**var_keyword`` dict (``kwargs["k"]``, ``kwargs.get(k)``,
+    ``kwargs.pop(k)``), or None when it reads none."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == var_keyword:
+        return node.slice
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == var_keyword
+        and node.args
+    ):
+        return node.args[0]
+    return None
+
+
 def accepts_keyword(function: object, keyword: str, depth: int = 0) -> bool:
     """Whether ``function`` takes ``keyword``: by name, or through ``**kwargs`` it forwards or reads."""
     try:
@@ -320,21 +336,7 @@ def accepts_keyword(function: object, keyword: str, depth: int = 0) -> bool:
         return re.search(rf"\b{re.escape(keyword)}\b", inspect.getdoc(function) or "") is not None
     namespace = getattr(original, "__globals__", {})
     for node in ast.walk(tree):
-        key = None
-        if (
-            isinstance(node, ast.Subscript)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == var_keyword
-        ):
-            key = node.slice
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == var_keyword
-            and node.args
-        ):
-            key = node.args[0]
+        key = kwargs_key(node, var_keyword)
         if isinstance(key, ast.Constant) and key.value == keyword:
             return True  # read by name
         if key is not None and not isinstance(key, ast.Constant):

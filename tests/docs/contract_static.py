@@ -35,7 +35,7 @@ from functools import cache
 
 from packaging.utils import canonicalize_name
 
-from .contract import QuotedApi, Uncheckable, _return_type, accepts_keyword, misfit
+from .contract import QuotedApi, Uncheckable, _return_type, accepts_keyword, kwargs_key, misfit
 from .wheels import Wheel, WheelUnavailable, newest_wheel, python_sources, run_requirements, top_level_modules
 
 _KEEPS_SIGNATURE = {
@@ -453,21 +453,7 @@ class WheelReader:
             return False
         var_keyword = arguments.kwarg.arg
         for node in ast.walk(function.node):
-            key = None
-            if (
-                isinstance(node, ast.Subscript)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == var_keyword
-            ):
-                key = node.slice
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == var_keyword
-                and node.args
-            ):
-                key = node.args[0]
+            key = kwargs_key(node, var_keyword)
             if key is not None:
                 if not isinstance(key, ast.Constant) or key.value == keyword:
                     return True  # read by this name, or by a key only running shows (no claim)
