@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from ..distributions import WHEEL, built_distributions
 from .seed_docs import SEED_DIR, seed_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,27 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> zipfile.ZipFile:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(out),
-            str(ROOT),
-        ],
-        check=True,
-        timeout=600,
-        # the panel's build hook runs jlpm, which sits beside this interpreter (jupyter-builder)
-        env={**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"},
-    )
-    (built,) = out.glob("biopb_kernel_docs-*.whl")
-    with zipfile.ZipFile(built) as archive:
+    with zipfile.ZipFile(built_distributions(tmp_path_factory) / WHEEL) as archive:
         yield archive
 
 
