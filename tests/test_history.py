@@ -22,6 +22,7 @@ from biopb_kernel_docs.core.errors import (
     StaleWrite,
     StoreUnavailable,
 )
+from biopb_kernel_docs.core.first_versions import FirstVersions
 from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, History, HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
@@ -43,8 +44,21 @@ def _docs(tiers, author=AGENT, **limits) -> Docs:
 
 
 def _files(tiers, doc_id: str) -> list[str]:
+    """A doc's versions on disk, by file name; a created doc's first version, which is a record
+    in ``.history/firsts`` rather than a file, is listed as the file it would be."""
     folder = tiers.local / ".history" / f"{doc_id}@"
-    return sorted(os.listdir(folder)) if folder.is_dir() else []
+    names = sorted(os.listdir(folder)) if folder.is_dir() else []
+    if FirstVersions(str(tiers.local / ".history")).find(doc_id) is not None:
+        names.insert(0, "00000001")
+    return names
+
+
+def _bytes_on_disk(tiers, doc_id: str) -> int:
+    """What a doc's versions hold on disk: its version files, and its record in ``firsts``."""
+    folder = tiers.local / ".history" / f"{doc_id}@"
+    files = sum(path.stat().st_size for path in folder.iterdir()) if folder.is_dir() else 0
+    first = FirstVersions(str(tiers.local / ".history")).find(doc_id)
+    return files + (first.length if first is not None else 0)
 
 
 # -- what a version records --------------------------------------------------------------------------
@@ -331,6 +345,7 @@ def test_a_pending_version_an_older_release_left_is_seen_by_a_process_that_knew_
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n\none\n")
     folder = tiers.local / ".history" / "notes@"
+    folder.mkdir()  # v1, the create's, is in .history/firsts
     (folder / "00000002.pending").write_bytes(_format_1(2, "cli", _sha("# Notes\n\none\n"), "never landed\n"))
     docs.write_doc("notes", old="one", new="two")
     assert _files(tiers, "notes") == ["00000001", "00000002"]
@@ -343,19 +358,18 @@ def test_at_the_bound_the_dropped_oldest_file_holds_the_new_version(tiers):
     rather than removing one and making another: on some file systems making a file costs as much
     as the fsynced write of the doc itself."""
     docs = _docs(tiers, max_versions=3, max_bytes=DEFAULT_MAX_BYTES)
-    for n in range(3):
+    for n in range(4):  # v1, the create's, is a record in .history/firsts: dropped, not given over
         docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n" + "a longer line of text\n" * (9 - n))
     folder = tiers.local / ".history" / "notes@"
-    held = (
-        tiers.local.parent / "the-oldest-file"
-    )  # a second name: the file cannot be freed and its number reused
-    os.link(folder / "00000001", held)
-    docs.write_doc("notes", body="# Notes\n\nshort\n")
     assert _files(tiers, "notes") == ["00000002", "00000003", "00000004"]
-    assert (folder / "00000004").stat().st_ino == held.stat().st_ino
-    assert held.read_bytes() == (folder / "00000004").read_bytes()
-    assert docs.read_doc("notes@v4").text == "# Notes\n\nshort\n"  # cut to its length: it verifies
-    assert [v.number for v in docs.read_doc("notes@history").versions] == [4, 3, 2]
+    held = tiers.local.parent / "the-oldest-file"  # a second name: the file cannot be freed and reused
+    os.link(folder / "00000002", held)
+    docs.write_doc("notes", body="# Notes\n\nshort\n")
+    assert _files(tiers, "notes") == ["00000003", "00000004", "00000005"]
+    assert (folder / "00000005").stat().st_ino == held.stat().st_ino
+    assert held.read_bytes() == (folder / "00000005").read_bytes()
+    assert docs.read_doc("notes@v5").text == "# Notes\n\nshort\n"  # cut to its length: it verifies
+    assert [v.number for v in docs.read_doc("notes@history").versions] == [5, 4, 3]
 
 
 # -- never a doc -------------------------------------------------------------------------------------
@@ -363,13 +377,15 @@ def test_at_the_bound_the_dropped_oldest_file_holds_the_new_version(tiers):
 
 def test_the_history_is_never_a_doc(tiers):
     docs = _docs(tiers)
-    docs.write_doc("lab/notes", body="# Notes\n")
-    docs.write_doc("lab", body="# Lab\n")
+    for n in range(2):  # a second version each: the first of a created doc is in .history/firsts
+        docs.write_doc("lab/notes", body=f"# Notes {n}\n")
+        docs.write_doc("lab", body=f"# Lab {n}\n")
     store = docs.store
     assert sorted(store.local_ids()) == ["lab", "lab/notes"]
     assert (tiers.local / ".history" / "lab" / "notes@").is_dir()
     assert (tiers.local / ".history" / "lab@").is_dir()  # '@' keeps a doc's folder apart from an id's
-    for hidden in (".history/lab@/00000001", ".history/lab", "lab@"):
+    assert (tiers.local / ".history" / "firsts").is_file()
+    for hidden in (".history/lab@/00000002", ".history/lab", "lab@", ".history/firsts"):
         with pytest.raises(InvalidDocId):
             docs.read_doc(hidden)
     assert not any(".history" in path for path, *_ in store.fingerprint())
@@ -419,9 +435,7 @@ def test_at_most_2_mib_are_kept_per_doc_the_oldest_dropped_first(tiers):
     sizes = []
     for n in range(45):  # each version about 60 KB (a doc is at most 64 KiB): 34 fit in 2 MiB, not 35
         docs.write_doc("big", body=f"# Big {n}\n" + line * 60)
-        sizes.append(
-            sum((tiers.local / ".history" / "big@" / name).stat().st_size for name in _files(tiers, "big"))
-        )
+        sizes.append(_bytes_on_disk(tiers, "big"))
     assert max(sizes) <= 2 * 1024 * 1024
     kept = [v.number for v in docs.read_doc("big@history").versions]
     assert kept == list(range(45, 45 - len(kept), -1))
@@ -439,8 +453,7 @@ def test_a_version_alone_over_the_byte_bound_keeps_who_and_when_without_its_text
     assert "text not kept (over the byte bound)" in text(docs.read_doc("notes@history"))
     with pytest.raises(EditRefused, match="over the history's byte bound"):
         docs.restore_doc("notes", newest.number)
-    total = sum((tiers.local / ".history" / "notes@" / n).stat().st_size for n in _files(tiers, "notes"))
-    assert total <= 1000
+    assert _bytes_on_disk(tiers, "notes") <= 1000
 
 
 def test_zero_versions_keeps_no_history(tiers):

@@ -7,6 +7,9 @@ digit or '_'), not in the manifest and not in the watchers' fingerprint. Each do
 folder of an id ``a/b`` (``.history/a/b@/``).
 
 The file format (a JSON header line, then the doc's bytes, checksummed) is ``version_file``'s.
+One version is not a file: a created doc's first is a record appended to ``.history/firsts``
+(``first_versions``), so a create makes no folder and no file for it; the doc's folder is made
+with its second version.
 
 Why one file per version rather than an append-only log: a version is one file, whole or
 removed, with no torn tail to find and cut inside a log; dropping the oldest is one file given
@@ -18,11 +21,12 @@ version's state and no later version appears (two failed stats), a process reuse
 listed, so a run of writes costs no listing.
 
 What a write pays for its version: those two stats; at the bound, the oldest file renamed to the
-new number and written over, below it a new file; the one write of its bytes; one byte written
-in place at the commit. No fsync, no listing, no unlink. A file is given over rather than
-removed and made anew because making a file can cost as much as the fsynced write of the doc
-itself (ext4 without a journal skips every inode freed in the last minute when it allocates one,
-and a run of writes frees one per write); a rename and a write over an existing file cost little.
+new number and written over, below it a new file (for a create, an append to ``firsts``); the one
+write of its bytes; one byte written in place at the commit. No fsync, no listing, no unlink. A
+file is given over rather than removed and made anew because making a file can cost as much as the
+fsynced write of the doc itself (ext4 without a journal skips every inode freed in the last minute
+when it allocates one, and a run of writes frees one per write); a rename and a write over an
+existing file cost little.
 
 Order and crash safety. A write runs under the store's lock, in this order:
 
@@ -73,10 +77,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from .blame import line_delta
 from .errors import DocNotFound, InvalidArguments
 from .files import TEMP_PREFIX, TEMP_SUFFIX
+from .first_versions import FirstVersions
 from .phrases import read_history
 from .values import Author
 from .version_file import (
     EARLIER,
+    HEADER_PROBE,
     LANDED,
     LANDED_AT,
     OUTSIDE,
@@ -88,6 +94,7 @@ from .version_file import (
     encode,
     load,
     number_of,
+    parse,
 )
 
 if TYPE_CHECKING:
@@ -121,10 +128,12 @@ else:  # pragma: no cover - platforms without faccessat's no-follow flag
 
 class _Pending(NamedTuple):
     """A version this process wrote for a doc write in progress, and the descriptor it was
-    written through (its commit turns the ``landed`` digit through it)."""
+    written through (its commit turns the ``landed`` digit, at ``at``, through it)."""
 
     number: int
     fd: int
+    at: int = LANDED_AT
+    first: bool = False  # kept in ``first_versions``, not a file of its own
 
 
 @dataclass
@@ -147,15 +156,18 @@ class History:
         self._pending: dict[str, _Pending] = {}  # the version each doc's write in progress recorded
         self._known: dict[str, _Known] = {}
         self._folders: dict[str, str] = {}
+        self._ids: dict[str, str] = {}  # folder -> id
+        self.firsts = FirstVersions(self.root)
 
     def folder(self, doc_id: str) -> str:
         folder = self._folders.get(doc_id)
         if folder is None:
             folder = self._folders[doc_id] = os.path.join(self.root, *doc_id.split("/")) + FOLDER_SUFFIX
+            self._ids[folder] = doc_id
         return folder
 
     def exists(self, doc_id: str) -> bool:
-        return os.path.isdir(self.folder(doc_id))
+        return os.path.isdir(self.folder(doc_id)) or self.firsts.find(doc_id) is not None
 
     # -- the files -------------------------------------------------------------------------------
 
@@ -165,7 +177,7 @@ class History:
         try:
             names = os.listdir(folder)
         except (FileNotFoundError, NotADirectoryError):
-            return []
+            names = []
         found = []
         sweep = folder not in self._swept
         for name in names:
@@ -179,18 +191,42 @@ class History:
             elif sweep and name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(folder, name))
-        self._swept.add(folder)
+        if names:
+            self._swept.add(folder)
         found.sort()
+        first = self.firsts.find(self._ids[folder])
+        if first is not None:
+            if not found or found[0].number > 1:
+                found.insert(0, Entry(1, first.length, False, True))
+            else:  # a v1 file too: written by a release that keeps no firsts; the file is the one
+                self.firsts.drop(first)
         return found
 
-    @staticmethod
-    def _remove(folder: str, entry: Entry) -> None:
+    def _remove(self, folder: str, entry: Entry) -> None:
+        if entry.first:
+            record = self.firsts.find(self._ids[folder])
+            if record is not None:
+                self.firsts.drop(record)
+            return
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(folder, entry.name))
 
-    @staticmethod
-    def _commit(folder: str, entries: list[Entry], entry: Entry) -> None:
+    def _load(self, folder: str, entry: Entry, whole: bool = True) -> tuple[Header, bytes | None] | None:
+        if not entry.first:
+            return load(folder, entry, whole)
+        record = self.firsts.find(self._ids[folder])
+        data = self.firsts.read(record, None if whole else HEADER_PROBE) if record is not None else None
+        if data is not None and not whole and b"\n" not in data:
+            return self._load(folder, entry, whole=True)
+        return parse(entry, data, whole) if data is not None else None
+
+    def _commit(self, folder: str, entries: list[Entry], entry: Entry) -> None:
         """Mark a pending version on disk as landed: its ``landed`` digit, or (format 1) its name."""
+        if entry.first:
+            record = self.firsts.find(self._ids[folder])
+            if record is not None:
+                self.firsts.mark(record, LANDED_AT, LANDED)
+            return
         path = os.path.join(folder, entry.name)
         if not entry.pending:
             fd = os.open(path, _OVERWRITE)
@@ -244,7 +280,7 @@ class History:
     ) -> Header | None:
         while entries:
             entry = entries[-1]
-            parsed = load(folder, entry)
+            parsed = self._load(folder, entry)
             if parsed is None or (parsed[0].pending and parsed[0].state != state):
                 self._remove(folder, entry)  # cut short or zeroed, or a write that never landed
                 entries.pop()
@@ -294,11 +330,11 @@ class History:
             head = self._append(folder, entries, number, origin, head, None, before, None, replaced.mtime)[0]
         number = head.number + 1 if head is not None else 1
         previous_text = before.text if before is not None else None
-        written, fd = self._append(
+        written, pending = self._append(
             folder, entries, number, author, head, previous_text, after, restores, time.time(), before, True
         )
-        assert fd is not None
-        self._pending[doc_id] = _Pending(number, fd)
+        assert pending is not None
+        self._pending[doc_id] = pending
         self._known[doc_id] = _Known(entries, written, landed=False)
         return number
 
@@ -309,7 +345,7 @@ class History:
         recorded = self._pending.pop(doc_id, None)
         if recorded is not None and recorded.number == number:
             try:
-                os.pwrite(recorded.fd, LANDED, LANDED_AT)
+                os.pwrite(recorded.fd, LANDED, recorded.at)
             finally:
                 os.close(recorded.fd)
             known = self._known.get(doc_id)
@@ -323,7 +359,7 @@ class History:
         folder = self.folder(doc_id)
         entries = self._entries(folder)
         for entry in entries:
-            parsed = load(folder, entry, whole=False) if entry.number == number else None
+            parsed = self._load(folder, entry, whole=False) if entry.number == number else None
             if parsed is not None and parsed[0].pending:
                 self._commit(folder, entries, entry)
 
@@ -334,10 +370,10 @@ class History:
         recorded = self._drop_pending(doc_id)
         self._known.pop(doc_id, None)
         if recorded is not None and recorded.number == number:
-            self._remove(folder, Entry(number, 0, False))  # the file this process wrote
+            self._remove(folder, Entry(number, 0, False, recorded.first))  # what this process wrote
             return
         for entry in self._entries(folder):
-            parsed = load(folder, entry, whole=False) if entry.number == number else None
+            parsed = self._load(folder, entry, whole=False) if entry.number == number else None
             if parsed is not None and parsed[0].pending:
                 self._remove(folder, entry)
 
@@ -354,9 +390,12 @@ class History:
         when: float,
         prior: State | None = None,
         pending: bool = False,
-    ) -> tuple[Header, int | None]:
+    ) -> tuple[Header, _Pending | None]:
         """Write version ``number`` (dropping the oldest first, as the bounds require). A pending
-        version's descriptor is returned open, for its commit; None for any other."""
+        version is returned with its descriptor open, for its commit; None for any other.
+
+        A created doc's first version (pending, and the doc has no history) is appended to
+        ``first_versions``; every other version is a file in the doc's folder."""
         if prior is None and head is not None:
             before_sha, local_before = head.after, head.local_after
         else:
@@ -376,6 +415,10 @@ class History:
             self.limits.max_bytes,
             pending,
         )
+        if pending and number == 1 and not entries:
+            record, fd = self.firsts.append(self._ids[folder], data)
+            entries.append(Entry(number, len(data), False, True))
+            return header, _Pending(number, fd, record.body + LANDED_AT, True)
         entry = Entry(number, len(data), False)
         spare = self._make_room(folder, entries, entry.size)
         # A pending version is written in place: one cut short by a kill does not verify, and one
@@ -408,7 +451,7 @@ class History:
                 os.unlink(target)
             raise
         entries.append(entry)
-        return header, (fd if pending else None)
+        return header, (_Pending(number, fd) if pending else None)
 
     @staticmethod
     def _create(folder: str, target: str) -> int:
@@ -445,7 +488,7 @@ class History:
         ):
             oldest = entries.pop(0)
             total -= oldest.size
-            if spare is None:
+            if spare is None and not oldest.first:
                 spare = oldest
             else:
                 self._remove(folder, oldest)
@@ -459,7 +502,7 @@ class History:
         entries, _ = self.settle(doc_id, local)
         found = []
         for entry in entries:
-            parsed = load(folder, entry, whole=False)
+            parsed = self._load(folder, entry, whole=False)
             if parsed is not None:
                 found.append(parsed[0])
         return found
@@ -468,7 +511,7 @@ class History:
         """Every kept version with its text (None where not kept), oldest first, after settling."""
         folder = self.folder(doc_id)
         entries, _ = self.settle(doc_id, local)
-        return [parsed for parsed in (load(folder, entry) for entry in entries) if parsed is not None]
+        return [parsed for parsed in (self._load(folder, entry) for entry in entries) if parsed is not None]
 
     def version(self, doc_id: str, number: int, local: DocFile | None) -> tuple[Header, bytes | None]:
         """One version and its text (None when it was over the byte bound)."""
@@ -476,7 +519,7 @@ class History:
         entries, _ = self.settle(doc_id, local)
         for entry in entries:
             if entry.number == number:
-                parsed = load(folder, entry)
+                parsed = self._load(folder, entry)
                 if parsed is not None:
                     return parsed
         kept = [entry.number for entry in entries]

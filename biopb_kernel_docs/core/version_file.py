@@ -142,6 +142,7 @@ class Entry(NamedTuple):
     number: int
     size: int
     pending: bool  # written, but the doc's rename it belongs to is not known to have landed
+    first: bool = False  # a created doc's first version, kept in ``first_versions``, not a file
 
     @property
     def name(self) -> str:

@@ -1,0 +1,188 @@
+"""A created doc's first version, appended to one shared file rather than made as a file of its own.
+
+Why. A create is the one write whose version cannot take over a dropped version's file: its doc
+has no history yet, so its version would be a new folder and a new file, and making those costs
+as much as the fsynced write of the doc itself on a file system that skips recently freed inodes
+(``history``). Appending a record to a file that already exists makes no inode. The doc's later
+versions go to its folder as before; the first stays here until the bounds drop it.
+
+Format. ``.history/firsts`` holds records one after another. A record is a frame line, then the
+bytes of a version file exactly as ``version_file`` encodes them (header line, doc bytes, so it
+carries its own checksum)::
+
+    +0000000123 "lab/notes"\\n<123 bytes of version file>
+
+The first byte says whether the record is live (``+``) or dropped (``-``); the number is the
+version file's length; then the doc's id, as JSON. Dropping a record, or committing one (its
+``landed`` digit, as in a version file), is one byte written in place.
+
+Crash safety follows the version files': a record is appended pending before the doc's rename
+and committed after it, under the store's lock. A kill during the append leaves a record cut
+short at the end of the file: it does not parse, it is ignored, and the next append cuts it
+off first. A record whose bytes do not verify is treated as absent, as a version file would be.
+
+Size. Dropped records are cut out once they hold more bytes than the live ones and at least
+``COMPACT_AT``: the live records are rewritten to a temp file renamed over this one (a rare
+write, the one that makes a file here).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import uuid
+from typing import NamedTuple
+
+from .files import TEMP_PREFIX, TEMP_SUFFIX
+
+FIRSTS = "firsts"
+LIVE = b"+"
+DROPPED = b"-"
+_LENGTH_DIGITS = 10
+COMPACT_AT = 64 * 1024
+_WRITE = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
+class Record(NamedTuple):
+    """Where a live record's version file starts in ``firsts``, and its length."""
+
+    start: int  # of the frame line
+    body: int  # of the version file's bytes
+    length: int
+
+
+class _Parsed(NamedTuple):
+    key: tuple[int, int, int]  # inode, size, mtime: what the file was when parsed
+    live: dict[str, Record]
+    end: int  # where the last whole record ends (a kill may have left a part after it)
+    dropped: int  # bytes of dropped records
+
+
+def frame(doc_id: str, length: int) -> bytes:
+    return LIVE + f"{length:0{_LENGTH_DIGITS}d} {_JSON.encode(doc_id)}\n".encode()
+
+
+def parse(data: bytes) -> tuple[dict[str, Record], int, int]:
+    """The live records by id, where the whole records end, and the bytes of dropped ones."""
+    live: dict[str, Record] = {}
+    offset = dropped = 0
+    while offset < len(data):
+        newline = data.find(b"\n", offset)
+        head = data[offset:newline] if newline >= 0 else b""
+        try:
+            status, length, doc_id = head[:1], int(head[1 : 1 + _LENGTH_DIGITS]), json.loads(head[12:])
+        except ValueError:
+            break  # cut short by a kill: nothing after it was ever written
+        body = newline + 1
+        if status not in (LIVE, DROPPED) or not isinstance(doc_id, str) or body + length > len(data):
+            break
+        if status == LIVE:
+            live[doc_id] = Record(offset, body, length)
+        else:
+            dropped += body + length - offset
+        offset = body + length
+    return live, offset, dropped
+
+
+class FirstVersions:
+    """The ``firsts`` file of one history folder. Every method runs under the store's lock."""
+
+    def __init__(self, history_root: str) -> None:
+        self.root = history_root
+        self.path = os.path.join(history_root, FIRSTS)
+        self._parsed: _Parsed | None = None
+
+    def _current(self) -> _Parsed | None:
+        try:
+            status = os.stat(self.path)
+        except FileNotFoundError:
+            self._parsed = None
+            return None
+        key = (status.st_ino, status.st_size, status.st_mtime_ns)
+        if self._parsed is None or self._parsed.key != key:
+            with open(self.path, "rb") as file:
+                data = file.read()
+            live, end, dropped = parse(data)
+            self._parsed = _Parsed(key, live, end, dropped)
+        return self._parsed
+
+    def find(self, doc_id: str) -> Record | None:
+        parsed = self._current()
+        return parsed.live.get(doc_id) if parsed is not None else None
+
+    def read(self, record: Record, limit: int | None = None) -> bytes | None:
+        """The record's version file bytes (the first ``limit`` only, if given); None once it is
+        dropped (by another process since this one parsed the file, say)."""
+        length = record.length if limit is None else min(limit, record.length)
+        skip = record.body - record.start
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            return None
+        try:
+            data = os.pread(fd, skip + length, record.start)
+        finally:
+            os.close(fd)
+        return data[skip:] if data[:1] == LIVE else None
+
+    def append(self, doc_id: str, data: bytes) -> tuple[Record, int]:
+        """Append ``data`` (a pending version file) as ``doc_id``'s record; returns it, and the
+        descriptor it was written through, left open for its commit."""
+        parsed = self._current()
+        if parsed is not None and COMPACT_AT <= parsed.dropped > parsed.end - parsed.dropped:
+            self._compact(parsed)
+            parsed = self._current()
+        os.makedirs(self.root, exist_ok=True)
+        # not O_APPEND: on Linux a pwrite to a file opened so lands at its end, and the commit
+        # writes one byte in place through this descriptor
+        fd = os.open(self.path, _WRITE, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            end = parsed.end if parsed is not None else 0
+            if size < end:  # replaced since it was parsed (cannot be, under the lock): parse again
+                self._parsed = None
+                parsed = self._current()
+                end = parsed.end if parsed is not None else 0
+            if size > end:  # a record a killed writer left cut short
+                os.ftruncate(fd, end)
+            head = frame(doc_id, len(data))
+            view, at = memoryview(head + data), end
+            while view:
+                written = os.pwrite(fd, view, at)
+                view, at = view[written:], at + written
+        except BaseException:
+            os.close(fd)
+            raise
+        self._parsed = None  # its size changed: parsed again at the next look
+        return Record(end, end + len(head), len(data)), fd
+
+    def mark(self, record: Record, at: int, byte: bytes) -> None:
+        """Write one byte of ``record`` in place: at 0 its live/dropped status, or at an offset in
+        its version file (``body``-relative when ``at`` > 0)."""
+        fd = os.open(self.path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            os.pwrite(fd, byte, record.start if at == 0 else record.body + at)
+        finally:
+            os.close(fd)
+        self._parsed = None
+
+    def drop(self, record: Record) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            self.mark(record, 0, DROPPED)
+
+    def _compact(self, parsed: _Parsed) -> None:
+        """Rewrite the live records alone, to a temp file renamed over ``firsts``."""
+        with open(self.path, "rb") as file:
+            data = file.read()
+        kept = b"".join(data[record.start : record.body + record.length] for record in parsed.live.values())
+        temp = os.path.join(self.root, f"{TEMP_PREFIX}{uuid.uuid4().hex[:16]}{TEMP_SUFFIX}")
+        try:
+            with open(temp, "wb") as file:
+                file.write(kept)
+            os.replace(temp, self.path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
+        self._parsed = None

@@ -1,0 +1,130 @@
+"""A created doc's first version is a record appended to ``.history/firsts``, not a file of its own
+(``core/first_versions``): read back like any version, safe against a kill mid-append, dropped by
+the bounds, cut out when dropped records outweigh live ones, and seen alike by every process."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from biopb_kernel_docs.core import first_versions
+from biopb_kernel_docs.core import store as store_module
+from biopb_kernel_docs.core.errors import DocNotFound
+from biopb_kernel_docs.core.first_versions import FirstVersions, frame, parse
+from biopb_kernel_docs.core.history import HistoryLimits
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import Author
+
+AGENT = Author("mcp", name="claude-code", version="2.1")
+
+
+def _docs(tiers, **limits) -> Docs:
+    history = HistoryLimits(**limits) if limits else HistoryLimits()
+    return Docs(Store(tiers.shipped, tiers.local, "1.0", history), author=AGENT)
+
+
+def _firsts(tiers):
+    return tiers.local / ".history" / "firsts"
+
+
+def _live(tiers) -> dict:
+    """The live records but the index's (the first write seeds the index: its v1 is one too)."""
+    live = parse(_firsts(tiers).read_bytes())[0]
+    return {doc_id: record for doc_id, record in live.items() if doc_id != "index"}
+
+
+def test_a_create_makes_no_history_file_and_its_version_reads_back(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("lab/new", body="# New\n\nfirst text\n")
+    assert not (tiers.local / ".history" / "lab" / "new@").exists()
+    assert list(_live(tiers)) == ["lab/new"]
+    (version,) = docs.read_doc("lab/new@history").versions
+    assert (version.number, version.author, version.current) == (1, AGENT, True)
+    docs.write_doc("lab/new", old="first text", new="second text")
+    assert sorted(p.name for p in (tiers.local / ".history" / "lab" / "new@").iterdir()) == ["00000002"]
+    assert [v.number for v in docs.read_doc("lab/new@history").versions] == [2, 1]
+    assert docs.read_doc("lab/new@v1").text == "# New\n\nfirst text\n"
+    assert _docs(tiers).read_doc("lab/new@v1").text == "# New\n\nfirst text\n"  # another process
+
+
+def test_a_record_cut_short_by_a_kill_is_ignored_then_cut_off_by_the_next_append(tiers):
+    _docs(tiers).write_doc("kept", body="# Kept\n")
+    whole = _firsts(tiers).read_bytes()
+    with open(_firsts(tiers), "ab") as file:  # a kill in the middle of the next create's append
+        file.write(frame("torn", 5000) + b'{"landed":0,"format":2,' + b"x" * 2000)  # longer than the next
+    docs = _docs(tiers)
+    assert [v.number for v in docs.read_doc("kept@history").versions] == [1]
+    with pytest.raises(DocNotFound):
+        docs.read_doc("torn@history")
+    docs.write_doc("after", body="# After\n")
+    data = _firsts(tiers).read_bytes()
+    assert data.startswith(whole)
+    assert b"torn" not in data
+    assert list(_live(tiers)) == ["kept", "after"]
+    assert parse(data)[1] == len(data)  # every byte belongs to a whole record
+    assert docs.read_doc("after@v1").text == "# After\n"
+
+
+def test_a_first_version_whose_doc_never_landed_is_dropped_at_the_next_look(tiers, monkeypatch):
+    docs = _docs(tiers)
+    real = store_module.atomic_write
+
+    def killed(path, data, mode=None):  # the record is appended; the doc never gets renamed
+        if str(path).endswith("ghost.md"):
+            raise SystemExit("killed")
+        real(path, data, mode)
+
+    monkeypatch.setattr(store_module, "atomic_write", killed)
+    with pytest.raises(SystemExit):
+        docs.write_doc("ghost", body="# Ghost\n")
+    monkeypatch.undo()
+    assert list(_live(tiers)) == ["ghost"]  # pending, on disk
+    docs.write_doc("ghost", body="# Ghost, for real\n")
+    (version,) = docs.read_doc("ghost@history").versions
+    assert version.number == 1
+    assert docs.read_doc("ghost@v1").text == "# Ghost, for real\n"
+    assert parse(_firsts(tiers).read_bytes())[2] > 0  # the record that never landed, dropped
+
+
+def test_the_bounds_drop_a_first_version_and_dropped_records_are_cut_out(tiers, monkeypatch):
+    monkeypatch.setattr(first_versions, "COMPACT_AT", 1)
+    docs = _docs(tiers, max_versions=1)
+    for n in range(4):
+        docs.write_doc(f"doc-{n}", body=f"# Doc {n}\n")
+        docs.write_doc(f"doc-{n}", body=f"# Doc {n}, edited\n")  # drops v1, its record
+    assert [v.number for v in docs.read_doc("doc-0@history").versions] == [2]
+    with pytest.raises(DocNotFound, match="the oldest kept is v2"):
+        docs.read_doc("doc-0@v1")
+    assert _live(tiers) == {}
+    docs.write_doc("last", body="# Last\n")  # dropped bytes outweigh live ones: rewritten first
+    data = _firsts(tiers).read_bytes()
+    assert list(_live(tiers)) == ["last"]
+    assert b"-0" not in data  # no dropped record is left
+    assert docs.read_doc("last@v1").text == "# Last\n"
+
+
+def test_a_first_version_another_process_dropped_is_not_shown(tiers):
+    reader, writer = _docs(tiers), _docs(tiers, max_versions=1)
+    writer.write_doc("shared", body="# Shared\n")
+    assert [v.number for v in reader.read_doc("shared@history").versions] == [1]  # parsed, cached
+    firsts = _firsts(tiers)
+    seen = firsts.stat()
+    writer.write_doc("shared", body="# Shared, edited\n")  # drops v1: one byte written in place
+    assert firsts.stat().st_size == seen.st_size
+    os.utime(firsts, ns=(seen.st_atime_ns, seen.st_mtime_ns))  # within one tick of the file clock
+    assert [v.number for v in reader.read_doc("shared@history").versions] == [2]
+    with pytest.raises(DocNotFound):
+        reader.read_doc("shared@v1")
+
+
+def test_a_v1_file_from_a_release_without_firsts_wins_over_the_record(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    folder = tiers.local / ".history" / "notes@"
+    folder.mkdir()
+    record = FirstVersions(str(tiers.local / ".history")).find("notes")
+    (folder / "00000001").write_bytes(FirstVersions(str(tiers.local / ".history")).read(record))
+    assert [v.number for v in _docs(tiers).read_doc("notes@history").versions] == [1]
+    assert _live(tiers) == {}
