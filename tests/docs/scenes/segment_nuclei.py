@@ -143,6 +143,12 @@ def _variant(min_iou: float = 0.8, **options):
     return make, check_variant
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(seed=seed)
+
+
 # issue 16: brightness over more than 3x put Otsu among the dim nuclei
 WIDE_SPAN = {"bright": (120.0, 900.0), "seed": 5}
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage as ndi
 
+from ._cache import seeded_in
+
 N_ROWS, N_COLS, TILE = 3, 4, 128
 OVERLAP_FRACTION = 0.2
 PIXEL_SIZE_UM = 0.65
@@ -124,6 +126,24 @@ def _check(pixel_um=PIXEL_SIZE_UM, rejected=(((2, 2), (2, 3)),), median_px=0.3, 
 
 
 check = _check()
+
+
+def _seeded_grid(seed: int) -> dict[str, object]:
+    inputs = _grid(seed=seed)
+    TRUTH["positions"] = TRUE_POSITIONS_PX.copy()
+    return inputs
+
+
+def _check_seeded(namespace: dict) -> None:
+    TRUE_POSITIONS_PX[...] = TRUTH["positions"]
+    check(namespace)
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: _seeded_grid(seed), _check_seeded)
+
 
 VARIANTS = {
     "a 40x objective: 0.1625 µm pixels, stage error 0.5 µm": (
