@@ -202,6 +202,10 @@ VARIANTS = {
     # the seed sweep: cells gathered in one corner over several of the 12 fields lifted the fields'
     # median there, and the fields' flat was 4 % off on 1 % of the pixels (seed 3, 7: 7 % in a corner)
     "seed 9: cells gathered in one corner of several fields": seeded(9),
+    "seed 3: the fields' flat 7 % off in a corner": seeded(3),
+    "seed 5: the fields' flat 2.5 % off on 1 % of the pixels": seeded(5),
+    **{f"seed {s}: the fields' flat over 5 % off in a corner": seeded(s) for s in (2, 7, 8)},
+    "seed 10: the fields' flat 2.2 % off on 1 % of the pixels": seeded(10),
 }
 
 REFUSALS = {

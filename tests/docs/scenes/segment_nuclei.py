@@ -211,6 +211,7 @@ VARIANTS = {
     # the seed sweep, before nuclei kept a resolvable gap: a nucleus 1 px from the edge (seed 2) and
     # two nuclei 3 px apart fused by the smoothing (seed 9)
     "seed 2: a nucleus close to the image edge": seeded(2),
+    "seed 6: a nucleus close to the image edge": seeded(6),
     "seed 9: two nuclei close together at the edge": seeded(9),
 }
 

@@ -188,6 +188,9 @@ VARIANTS = {
     "seed 9: two neighbours off the stage error in opposite directions": seeded(9),
     # tile positions ~0.45 px off (median) while the window pulled sub-pixel peaks towards zero
     "seed 5: sub-pixel offsets near half a pixel": seeded(5),
+    "seed 3: the old corner's edge crossed the overlap above the last tile": seeded(3),
+    "seed 8: the old corner's overlap kept on a few textured rows": seeded(8),
+    **{f"seed {s}: the old corner's edge crossed an overlap": seeded(s) for s in (4, 6, 10)},
 }
 
 REFUSALS = {
