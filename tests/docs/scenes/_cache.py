@@ -25,3 +25,18 @@ def cached_in(truth: dict[str, object]) -> Callable[[Scene], Scene]:
         return scene_fn
 
     return cached
+
+
+def seeded_in(
+    truth: dict[str, object], build: Scene, check: Callable[[dict], None]
+) -> tuple[Scene, Callable[[dict], None]]:
+    """``(make, check)`` for a scene module whose check reads its ``TRUTH``: ``build`` (the main scene
+    with another random seed) runs once, and the check runs against the truth that build planted,
+    whatever was built since (``benchmarks/seed_sweep.py``)."""
+    make = cached_in(truth)(build)
+
+    def check_own(namespace: dict) -> None:
+        make()  # restores this build's truth
+        check(namespace)
+
+    return make, check_own

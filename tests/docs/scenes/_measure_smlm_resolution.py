@@ -21,8 +21,8 @@ PRECISION_NM, FIELD_NM, N_FRAMES = 10.0, 2000.0, 20000
 
 
 @cache
-def _build() -> dict[str, object]:
-    rng = np.random.default_rng(8)
+def _build(seed: int = 8) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
     starts = rng.uniform(0, FIELD_NM, (12, 2))
     angles = rng.uniform(0, np.pi, 12)
     along = rng.uniform(-FIELD_NM, FIELD_NM, 4000)
@@ -61,6 +61,12 @@ def check(namespace: dict) -> None:
         f"expected the splits to agree within 10 %, got {resolution:.1f} ± "
         f"{namespace['frc_spread_nm']:.1f} nm"
     )
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return (lambda: _build(seed), check)
 
 
 # Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact

@@ -43,8 +43,8 @@ def _camera(rng, photons):
 
 
 @cache
-def _build() -> dict[str, object]:
-    rng = np.random.default_rng(4)
+def _build(seed: int = 4) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
     labels, donor_level = _cells(rng, rng.uniform(150, 300, 6))
     ratio = np.zeros(SHAPE)
     for label, value in TRUE_RATIO.items():
@@ -89,6 +89,12 @@ def check(namespace: dict) -> None:
     assert np.all(error < 0.04), (
         f"expected cell ratios {want} within 0.04; got {np.round(cell_ratio.mean(0), 3)}"
     )
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return (lambda: _build(seed), check)
 
 
 # Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact

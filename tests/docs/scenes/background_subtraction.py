@@ -114,6 +114,12 @@ def _variant(**options):
     return make, check_variant
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(seed=seed)
+
+
 def _scaled() -> dict[str, object]:
     inputs = _build()[0]
     return {**inputs, "image": inputs["image"].astype(np.float32) / 4095.0}

@@ -32,6 +32,8 @@ import tifffile
 from scipy import ndimage as ndi
 from skimage import measure
 
+from ._cache import seeded_in
+
 PIXEL_SIZE_UM = 0.65
 TRUTH: dict[str, object] = {}
 SETTINGS = {"threshold_sd": 5.0, "min_area_um2": 20.0}
@@ -222,6 +224,13 @@ def _nm_without_unit() -> dict[str, object]:
 _SMALL = {"rows": "BC", "cols": (2, 3), "size": 96}
 _ONE_CLIPPED = (("B03_f2", "saturated"),)
 _TWO_BAD = (("B03_f2", "saturated"), ("C02_f1", "focus"))
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: _plate(seed=seed), check)
+
 
 VARIANTS = {
     "calibration in nm": (lambda: _plate(unit="nm"), check),

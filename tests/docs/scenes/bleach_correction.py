@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._cache import cached_in
+from ._cache import cached_in, seeded_in
 
 SHAPE = (96, 128)
 OFFSET = 100.0
@@ -266,6 +266,12 @@ def _check_running(namespace: dict) -> None:
 def _twelve_bit() -> dict[str, object]:
     # a 12-bit camera in uint16 (gain 0.5 count/photon) at a quarter of the photons
     return _build(seed=29, gain=0.5, rest_range=(60.0, 180.0), full_scale=4095)
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: _build(seed=seed), check)
 
 
 VARIANTS = {

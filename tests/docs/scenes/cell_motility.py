@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._cache import cached_in
+from ._cache import cached_in, seeded_in
 
 PIXEL_UM = 0.65
 TRUTH: dict[str, object] = {}
@@ -93,13 +93,17 @@ def _inputs(points, frame_s, sigma_given=None):
     }
 
 
-@_cached
-def scene() -> dict[str, object]:
-    rng = np.random.default_rng(4)
+def _persistent(seed: int = 4) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
     pos = _ou_velocity_walk(rng, 40, 40, 1.0, speed=2.0, persistence=5.0)
     TRUTH.clear()
     TRUTH.update(model="persistent", speed=2.0, persistence=5.0, sigma=0.3, cells=40)
     return _inputs(_points(rng, pos, 0.3, short=6), 60.0)
+
+
+@_cached
+def scene() -> dict[str, object]:
+    return _persistent()
 
 
 def check(namespace: dict) -> None:
@@ -136,6 +140,12 @@ def check(namespace: dict) -> None:
         f"expected the mean cosine of the turning angle in {expected} for {TRUTH['model']} motion, "
         f"got {turning:.2f}"
     )
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: _persistent(seed), check)
 
 
 @_cached

@@ -213,6 +213,12 @@ def _variant(**params):
     return (lambda: _build(**params)[0], lambda namespace: _check(namespace, **params))
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(seed=seed)
+
+
 # The same field on data its authors did not shape: each checked against its own planted truth.
 VARIANTS = {
     "raw counts: camera offset and background left in": _variant(raw=True),

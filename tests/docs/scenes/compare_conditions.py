@@ -132,6 +132,12 @@ def _variant(significant=True, **params):
     return (lambda: _build(**params)[0], lambda ns: _check(ns, significant=significant, **params))
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(seed=seed)
+
+
 def _check_pseudo(namespace: dict) -> None:
     _check(namespace, significant=False, **PSEUDO)
     cells_p = namespace["stats_results"]["c1"]["p_cells"]

@@ -236,6 +236,12 @@ def _variant(**params):
     return (lambda: _build(**params)[0], lambda namespace: _check(namespace, **params))
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(seed=seed)
+
+
 # The same field on data its authors did not shape: each checked against its own planted truth.
 VARIANTS = {
     "pixel 0.13 µm (100x objective)": _variant(pixel_um=0.13),

@@ -48,8 +48,8 @@ def _airy_psf(
 
 
 @cache
-def _build() -> tuple[dict[str, object], dict[str, object]]:
-    rng = np.random.default_rng(11)
+def _build(seed: int = 11) -> tuple[dict[str, object], dict[str, object]]:
+    rng = np.random.default_rng(seed)
     specimen = np.zeros((SIZE, SIZE))
     singles, pairs = [], []
     while len(singles) + len(pairs) < 20:  # beads at least 16 px from each other and the border
@@ -94,8 +94,8 @@ def _peak(image: np.ndarray, y: int, x: int) -> float:
     return float(image[y - 1 : y + 2, x - 1 : x + 2].max())
 
 
-def check(namespace: dict, inputs: dict | None = None) -> None:
-    inputs, truth = (inputs or _build()[0]), _build()[1]
+def check(namespace: dict, inputs: dict | None = None, seed: int = 11) -> None:
+    inputs, truth = (inputs or _build(seed)[0]), _build(seed)[1]
     raw = (inputs["image"].astype(np.float64) - OFFSET) - BACKGROUND_PHOTONS / ELECTRONS_PER_COUNT
     result = namespace[OUTPUT].astype(np.float64) - BACKGROUND_PHOTONS / ELECTRONS_PER_COUNT
     # Richardson-Lucy moves a blurred point's light back towards its centre: an Airy core spread
@@ -122,6 +122,12 @@ def check(namespace: dict, inputs: dict | None = None) -> None:
     expected = truth["photons"] + BACKGROUND_PHOTONS * SIZE * SIZE
     # RL keeps the total counts (read-noise shift aside) to well under 1 %
     assert abs(total / expected - 1) < 0.01, f"expected {expected:.4g} photons kept, got {total:.4g}"
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return (lambda: _build(seed)[0], lambda namespace: check(namespace, seed=seed))
 
 
 @cache

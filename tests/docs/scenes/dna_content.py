@@ -162,6 +162,12 @@ def _variant(**kwargs):
     return (lambda: _build(**kwargs)[0], check_truth(_build(**kwargs)[1]))
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(seed=seed)
+
+
 def _shaded() -> dict[str, object]:
     """Flat-field correction skipped: 35 % vignetting towards the corners of every field."""
     inputs = dict(_build()[0])

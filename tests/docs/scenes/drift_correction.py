@@ -21,7 +21,7 @@ import functools
 import numpy as np
 from scipy import ndimage as ndi
 
-from ._cache import cached_in
+from ._cache import cached_in, seeded_in
 
 N_FRAMES, FIELD = 16, 160
 PIXEL_SIZE_UM = 0.325
@@ -150,6 +150,12 @@ def _low_photons() -> dict[str, object]:
 @_cached
 def _turnover() -> dict[str, object]:
     return _make(seed=14, turnover=True, movers=False)
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: _make(seed=seed), check)
 
 
 VARIANTS = {

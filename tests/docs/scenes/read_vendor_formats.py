@@ -33,6 +33,8 @@ import tifffile
 import zarr
 from pylibCZIrw import czi as pyczi
 
+from ._cache import seeded_in
+
 TRUTH: dict[tuple[str, int], dict[str, object]] = {}
 
 
@@ -67,8 +69,8 @@ def _czi(path, pixels, names, scale_z):
         )
 
 
-def scene() -> dict[str, object]:
-    rng = np.random.default_rng(11)
+def scene(seed: int = 11) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
     folder, out_dir = _folder()
 
     ome_path = os.path.join(folder, "series.ome.tif")
@@ -270,6 +272,12 @@ def check(namespace: dict) -> None:
             assert np.allclose(got, (lo, hi)), (
                 f"{key} channel {c}: window should be {lo:.0f}-{hi:.0f}, got {got[0]:.0f}-{got[1]:.0f}"
             )
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: scene(seed), check)
 
 
 VARIANTS = {

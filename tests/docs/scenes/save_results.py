@@ -29,6 +29,8 @@ import tifffile
 import zarr
 from PIL import Image
 
+from ._cache import seeded_in
+
 TRUTH: dict[str, object] = {}
 IMAGEJ_DTYPES = {np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32)}
 
@@ -51,8 +53,8 @@ def _inputs(image, axes, labels, spacing, channels, table=None, bar_um=None, nam
     }
 
 
-def scene() -> dict[str, object]:
-    rng = np.random.default_rng(4)
+def scene(seed: int = 4) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
     image = rng.integers(100, 3000, (2, 6, 96, 700), dtype=np.uint16)
     labels = np.zeros((6, 96, 700), np.uint16)
     for i in range(300):
@@ -204,6 +206,12 @@ def check(namespace: dict) -> None:
     assert sidecar["spacing_um"] == list(TRUTH["spacing"]), f"sidecar: expected spacing {TRUTH['spacing']}"
     assert sidecar["channel_names"] == channels, f"sidecar: expected channels {channels}, got {sidecar}"
     assert os.path.dirname(paths["figure"]) == namespace["result_dir"], "every file belongs in result_dir"
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: scene(seed), check)
 
 
 VARIANTS = {

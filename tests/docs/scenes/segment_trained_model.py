@@ -42,8 +42,8 @@ def _stage(inputs: dict, truth: np.ndarray, model_output: np.ndarray, pixel_size
     return inputs
 
 
-def _nuclei_field(pixel_size_um: float | None = None) -> dict[str, object]:
-    inputs, truth = segment_nuclei._build()
+def _nuclei_field(pixel_size_um: float | None = None, seed: int | None = None) -> dict[str, object]:
+    inputs, truth = segment_nuclei._build() if seed is None else segment_nuclei._build(seed)
     size = inputs["pixel_size_um"] if pixel_size_um is None else pixel_size_um
     scale = size / inputs["pixel_size_um"]
     scene_inputs = {
@@ -129,6 +129,20 @@ def check(namespace: dict) -> None:
             f"object {label}: expected an equivalent diameter of {true_diameter:.2f} µm, "
             f"got {table['diameter_um'][row]:.2f}"
         )
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+
+    def make() -> dict[str, object]:
+        return _nuclei_field(seed=seed)
+
+    def check_own(namespace: dict) -> None:
+        make()  # stages this seed's truth again
+        check(namespace)
+
+    return make, check_own
 
 
 VARIANTS = {

@@ -154,6 +154,12 @@ def _variant(scored: bool = True, **options):
     return make, check_variant
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(seed=seed)
+
+
 VARIANTS = {
     "no reference annotation (the image-only checks)": _variant(scored=False),
     "0.65 µm pixels (10x)": _variant(pixel_size_um=0.65, seed=12),

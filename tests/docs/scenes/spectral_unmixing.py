@@ -25,7 +25,7 @@ import functools
 import numpy as np
 from scipy import ndimage as ndi
 
-from ._cache import cached_in
+from ._cache import cached_in, seeded_in
 
 SHAPE = (128, 128)
 CHANNELS = 5
@@ -178,6 +178,12 @@ def _twelve_bit() -> dict[str, object]:
 def _autofluorescence() -> dict[str, object]:
     # two dyes and the glow: a third broad component in five channels costs the dyes too much noise
     return _build(seed=12, centres=(1.0, 3.1), names=("dapi_like", "yfp_like"), autofluorescence=True)
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: _build(seed=seed), check)
 
 
 VARIANTS = {

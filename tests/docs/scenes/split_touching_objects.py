@@ -166,6 +166,12 @@ def _variant(clumps: int, **options):
     return make, check_variant
 
 
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return _variant(5, seed=seed)
+
+
 VARIANTS = {
     # nuclei 7.7 px across in radius: the same rules, at a coarser sampling
     "0.65 µm pixels (10x)": _variant(5, pixel_size_um=0.65, seed=4),

@@ -26,7 +26,7 @@ import functools
 import numpy as np
 from scipy import ndimage as ndi
 
-from ._cache import cached_in
+from ._cache import cached_in, seeded_in
 
 TRUTH: dict[str, object] = {}
 
@@ -81,9 +81,8 @@ def _render(rng, pos, visible, diameter_px, field, levels, background, gain=1.0,
 _cached = cached_in(TRUTH)
 
 
-@_cached
-def scene() -> dict[str, object]:
-    rng = np.random.default_rng(3)
+def _crawling(seed: int = 3) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
     n_frames, field, diameter = 14, 160, 10
     entering = np.array([[80.0, -4.0 + 2.5 * t] for t in range(n_frames)])[:, None]  # crawls in from the left
     while True:  # 15 walkers, none closer than 16 px to the one crawling in
@@ -106,6 +105,11 @@ def scene() -> dict[str, object]:
         "max_speed_um_per_min": 4.0,  # the fastest plausible speed, not a multiple of it
         "object_diameter_um": 10.0,
     }
+
+
+@_cached
+def scene() -> dict[str, object]:
+    return _crawling()
 
 
 def _true_tracks() -> list[tuple[int, np.ndarray]]:
@@ -161,6 +165,12 @@ def check(namespace: dict, speed_tol: float = 0.1) -> None:
             )
             assert abs(got[3] - net) < speed_tol, message
             assert abs(got[4] - path) < speed_tol, message
+
+
+def seeded(seed: int):
+    """The main scene built with another random seed, and the main check against that seed's truth
+    (benchmarks/seed_sweep.py)."""
+    return seeded_in(TRUTH, lambda: _crawling(seed), check)
 
 
 def _blinking(
