@@ -19,6 +19,7 @@ from functools import cache
 
 import numpy as np
 from scipy import ndimage as ndi
+from skimage.segmentation import find_boundaries
 
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.5
@@ -98,11 +99,17 @@ def _check_measurements(namespace: dict, truth: dict) -> None:
             f"cell {label}: expected an area of {true_um2:.0f} ± {3 * perimeter * pixel_um2:.0f} µm², "
             f"got {table['area_um2'][row]:.0f}"
         )
+    _check_no_ratio(namespace, truth)
     # N/C ratio: shot noise over the measured compartments, plus 3 % for the blur left past the margin
     for row, label in enumerate(table["label"]):
+        if label in namespace["cellseg_no_ratio"]:
+            continue
         ratio = truth["nc_ratio"][label]
         cyto = truth["tf_cyto"][label]
         n_nuc, n_cyt = table["nucleus_px"][row], table["cytoplasm_px"][row]
+        # a ratio over fewer pixels has no finite tolerance: the doc must list the cell instead
+        assert n_nuc > 0, f"cell {label}: a ratio from no nuclear pixels"
+        assert n_cyt >= 20, f"cell {label}: a ratio from {n_cyt} cytoplasm pixels"
         background = truth["background"]
         var_nuc = (ratio * cyto + background + 9) / n_nuc / (ratio * cyto) ** 2
         var_cyt = (cyto + background + 9) / n_cyt / cyto**2
@@ -116,6 +123,32 @@ def _check_measurements(namespace: dict, truth: dict) -> None:
         assert abs(got_cyto - cyto) <= cyto * (4 * np.sqrt(var_cyt) + 0.03) + 1, (
             f"cell {label}: expected tf cytoplasm {cyto:.1f} counts above background, got {got_cyto:.1f}"
         )
+
+
+def _measurable_px(truth: dict, label: int, margin: int) -> int:
+    """Pixels of the true cytoplasm more than ``margin`` px from the cell's nucleus, and from its wall
+    moved 2 px in (as far off as the IoU floor lets the doc's wall be)."""
+    cells, nuclei = truth["cells"], truth["nuclei"]
+    off_nucleus = ndi.distance_transform_edt(~find_boundaries(nuclei, mode="thick")) > margin
+    off_wall = ndi.distance_transform_edt(~find_boundaries(cells, mode="thick")) > margin + 2
+    return int(np.count_nonzero((cells == label) & (nuclei == 0) & off_nucleus & off_wall))
+
+
+def _check_no_ratio(namespace: dict, truth: dict) -> None:
+    """A NaN ratio only with its reason, and only for a cell whose true cytoplasm is too thin to measure."""
+    table, no_ratio = namespace["cellseg_table"], namespace["cellseg_no_ratio"]
+    for row, label in enumerate(table["label"].tolist()):
+        ratio = table["tf_nc_ratio"][row]
+        assert np.isfinite(ratio) == (label not in no_ratio), (
+            f"cell {label}: N/C ratio {ratio} but cellseg_no_ratio says {no_ratio.get(label, 'nothing')}"
+        )
+        if label in no_ratio:
+            least = max(20, table["nucleus_px"][row] / 4)
+            true_px = _measurable_px(truth, label, namespace["cellseg_margin_px"])
+            assert true_px < least, (
+                f"cell {label}: {true_px} px of its true cytoplasm are measurable (ratio needs {least:.0f}), "
+                f"yet it has no ratio: {no_ratio[label]}"
+            )
 
 
 def check(namespace: dict) -> None:
@@ -272,6 +305,10 @@ VARIANTS = {
     "cytoplasm stain filling the nuclei too": _cytoplasm_variant(in_nucleus=1.0, seed=7),
     "cytoplasm stain, 10x fewer photons": _cytoplasm_variant(photons=0.1),
     "cytoplasm stain at 0.325 µm/px": _cytoplasm_variant(pixel_size_um=0.325),
+    # a cell squeezed by its neighbours has no cytoplasm a margin clear of its nucleus and wall: its
+    # ratio was NaN with no reason given (seeds 6, 9, 12), and this scene's tolerance for it infinite
+    "membrane stain, seed 9": (lambda: _build(seed=9), check),
+    "membrane stain, seed 12": (lambda: _build(seed=12), check),
 }
 
 
@@ -300,6 +337,11 @@ REFUSALS = {
         r"no nucleus.*trained model",
     ),
     "pixel size given in nm": (_with(_CYTOPLASM_4X, pixel_size_um=500.0), r"pixel_size_um \(µm, not nm\)"),
+    # widefield blur (FWHM 2 µm): most cells' cytoplasm lies within a blur width of nucleus or wall
+    "resolution too coarse for most cells' cytoplasm": (
+        _with(lambda: _build(seed=12), resolution_um=2.0),
+        r"cells have no N/C ratio.*thinner than two blur widths",
+    ),
     "a membrane stain called a cytoplasm stain": (
         _with(scene, cell_stain_kind="cytoplasm"),
         r"does not fit a cytoplasm stain",
@@ -313,6 +355,12 @@ REFUSALS = {
 
 MUTATIONS = [
     ("cell area in µm instead of µm²", "* pixel_size_um**2", "* pixel_size_um"),
+    (
+        "a cell with too little cytoplasm gets a ratio, or a NaN with no reason",
+        "if cellseg_nuc_px == 0 or cellseg_px < cellseg_min:",
+        "if False:",
+        "membrane stain, seed 12",
+    ),
     (
         "cytoplasm cells flooded by brightness (the old branch)",
         "cellseg_climb = cellseg_from_nuc / cellseg_radius_px + cellseg_edge_weight * cellseg_edge",
