@@ -151,15 +151,27 @@ def _check_no_ratio(namespace: dict, truth: dict) -> None:
             )
 
 
+def _check_clear_cells_measured(namespace: dict, truth: dict) -> None:
+    measured = set(namespace["cellseg_table"]["label"].tolist())
+    frame = truth["cells"].copy()
+    frame[3:-3, 3:-3] = 0  # cells 3 px or more from the border must be measured
+    clear = set(np.unique(truth["cells"]).tolist()) - set(np.unique(frame).tolist()) - {0}
+    # a cell 1-2 px from the border may reach it (walls 2 px off), and a neighbour can carry a cell to
+    # it (a bright cell's blur halo, or a border cell whose nucleus lies outside the field): left out
+    assert len(clear - measured) <= max(2, 0.1 * len(clear)), (
+        f"expected 90 % of the cells clear of the border measured; missing {sorted(clear - measured)}"
+    )
+
+
 def check(namespace: dict) -> None:
     cells, labels = TRUTH["cells"], namespace["cellseg_labels"]
     table = namespace["cellseg_table"]
-    interior = _interior(cells)
-    assert sorted(table["label"].tolist()) == sorted(interior), (
-        f"expected the table to list the cells clear of the border {sorted(interior)}, "
-        f"got {sorted(table['label'])}"
+    measured = table["label"].tolist()
+    assert set(measured) <= set(_interior(cells)), (
+        f"expected the table to list cells clear of the border {_interior(cells)}, got {sorted(measured)}"
     )
-    for i in interior:
+    _check_clear_cells_measured(namespace, TRUTH)
+    for i in measured:
         true_cell, found = cells == i, labels == i
         perimeter = np.count_nonzero(true_cell & ~ndi.binary_erosion(true_cell))
         # a wall placed up to 2 px off along the whole outline (the membrane line is 1-2 px wide):
@@ -280,14 +292,7 @@ def _check_cytoplasm(truth: dict):
         got = f"median {np.median(ious):.2f}, {np.mean(ious >= 0.8):.0%} >= 0.8, worst {ious.min():.2f}"
         assert np.median(ious) >= 0.88, f"expected median IoU >= 0.88; got {got}"
         assert np.mean(ious >= 0.8) >= 0.9, f"expected 90 % of cells with IoU >= 0.8; got {got}"
-        measured = set(namespace["cellseg_table"]["label"].tolist())
-        frame = truth["cells"].copy()
-        frame[3:-3, 3:-3] = 0  # cells 3 px or more from the border must be measured
-        clear = set(np.unique(truth["cells"]).tolist()) - set(np.unique(frame).tolist()) - {0}
-        # a bright cell's blur halo can carry a neighbour to the border, which then leaves it out
-        assert len(clear - measured) <= max(2, 0.1 * len(clear)), (
-            f"expected 90 % of the cells clear of the border measured; missing {sorted(clear - measured)}"
-        )
+        _check_clear_cells_measured(namespace, truth)
         _check_measurements(namespace, truth)
 
     return check_cytoplasm
@@ -309,6 +314,10 @@ VARIANTS = {
     # ratio was NaN with no reason given (seeds 6, 9, 12), and this scene's tolerance for it infinite
     "membrane stain, seed 9": (lambda: _build(seed=9), check),
     "membrane stain, seed 12": (lambda: _build(seed=12), check),
+    # a gap between three cells, enclosed by their membranes, was flooded by one of them (IoU, cytoplasm low)
+    "membrane stain, seed 10": (lambda: _build(seed=10), check),
+    # the border-step gate refused: a small cell's larger share of membrane read as a brightness step
+    "membrane stain, seed 13": (lambda: _build(seed=13), check),
 }
 
 
@@ -355,6 +364,18 @@ REFUSALS = {
 
 MUTATIONS = [
     ("cell area in µm instead of µm²", "* pixel_size_um**2", "* pixel_size_um"),
+    (
+        "membrane stain: gaps between cells left to the watershed",
+        "& ~np.isin(cellseg_dark, cellseg_inside)] = cellseg_bg_id",
+        "& False] = cellseg_bg_id",
+        "membrane stain, seed 10",
+    ),
+    (
+        "membrane stain: borders tested for brightness steps",
+        '(0, 0) if cell_stain_kind == "membrane" else',
+        "(0, 0) if False else",
+        "membrane stain, seed 13",
+    ),
     (
         "a cell with too little cytoplasm gets a ratio, or a NaN with no reason",
         "if cellseg_nuc_px == 0 or cellseg_px < cellseg_min:",
