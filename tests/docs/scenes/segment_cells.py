@@ -349,7 +349,7 @@ REFUSALS = {
     # widefield blur (FWHM 2 µm): most cells' cytoplasm lies within a blur width of nucleus or wall
     "resolution too coarse for most cells' cytoplasm": (
         _with(lambda: _build(seed=12), resolution_um=2.0),
-        r"cells have no N/C ratio.*thinner than two blur widths",
+        r"cells have no N/C ratio.*cytoplasm thinner than two blur widths",
     ),
     "a membrane stain called a cytoplasm stain": (
         _with(scene, cell_stain_kind="cytoplasm"),
@@ -366,8 +366,8 @@ MUTATIONS = [
     ("cell area in µm instead of µm²", "* pixel_size_um**2", "* pixel_size_um"),
     (
         "membrane stain: gaps between cells left to the watershed",
-        "& ~np.isin(cellseg_dark, cellseg_inside)] = cellseg_bg_id",
-        "& False] = cellseg_bg_id",
+        "cellseg_foreground & ~cellseg_gap,",
+        "cellseg_foreground,",
         "membrane stain, seed 10",
     ),
     (
@@ -378,8 +378,8 @@ MUTATIONS = [
     ),
     (
         "a cell with too little cytoplasm gets a ratio, or a NaN with no reason",
-        "if cellseg_nuc_px == 0 or cellseg_px < cellseg_min:",
-        "if False:",
+        "if cellseg_a < 1 or cellseg_b < cellseg_m}",
+        "if False}",
         "membrane stain, seed 12",
     ),
     (
