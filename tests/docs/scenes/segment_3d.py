@@ -100,7 +100,7 @@ def _build(seed: int = 3, spacing: tuple = SPACING_UM, photons: float = 1.0) -> 
         if any(np.linalg.norm(centre - c) < max(semi) + max(s) + 0.75 for c, s, _ in others):
             continue
         nucleus = _ellipsoid(centre, semi, angle, shape, spacing) & (labels == 0)
-        if nucleus.sum() < 0.4 * 4 / 3 * np.pi * radius**3 / np.prod(spacing):
+        if nucleus.sum() < 0.5 * 4 / 3 * np.pi * radius**3 / np.prod(spacing):
             continue  # mostly outside the stack: a sliver under a quarter of a nucleus is debris to the doc
         if touching and _waist(labels == len(placed), nucleus, spacing) < 0.25:
             continue  # pressed along a short or the z axis: no waist at this sampling, one object
