@@ -19,6 +19,7 @@ from functools import cache
 
 import numpy as np
 from scipy import ndimage as ndi
+from skimage.segmentation import find_boundaries
 
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.5
@@ -98,11 +99,17 @@ def _check_measurements(namespace: dict, truth: dict) -> None:
             f"cell {label}: expected an area of {true_um2:.0f} ± {3 * perimeter * pixel_um2:.0f} µm², "
             f"got {table['area_um2'][row]:.0f}"
         )
+    _check_no_ratio(namespace, truth)
     # N/C ratio: shot noise over the measured compartments, plus 3 % for the blur left past the margin
     for row, label in enumerate(table["label"]):
+        if label in namespace["cellseg_no_ratio"]:
+            continue
         ratio = truth["nc_ratio"][label]
         cyto = truth["tf_cyto"][label]
         n_nuc, n_cyt = table["nucleus_px"][row], table["cytoplasm_px"][row]
+        # a ratio over fewer pixels has no finite tolerance: the doc must list the cell instead
+        assert n_nuc > 0, f"cell {label}: a ratio from no nuclear pixels"
+        assert n_cyt >= 20, f"cell {label}: a ratio from {n_cyt} cytoplasm pixels"
         background = truth["background"]
         var_nuc = (ratio * cyto + background + 9) / n_nuc / (ratio * cyto) ** 2
         var_cyt = (cyto + background + 9) / n_cyt / cyto**2
@@ -118,15 +125,53 @@ def _check_measurements(namespace: dict, truth: dict) -> None:
         )
 
 
+def _measurable_px(truth: dict, label: int, margin: int) -> int:
+    """Pixels of the true cytoplasm more than ``margin`` px from the cell's nucleus, and from its wall
+    moved 2 px in (as far off as the IoU floor lets the doc's wall be)."""
+    cells, nuclei = truth["cells"], truth["nuclei"]
+    off_nucleus = ndi.distance_transform_edt(~find_boundaries(nuclei, mode="thick")) > margin
+    off_wall = ndi.distance_transform_edt(~find_boundaries(cells, mode="thick")) > margin + 2
+    return int(np.count_nonzero((cells == label) & (nuclei == 0) & off_nucleus & off_wall))
+
+
+def _check_no_ratio(namespace: dict, truth: dict) -> None:
+    """A NaN ratio only with its reason, and only for a cell whose true cytoplasm is too thin to measure."""
+    table, no_ratio = namespace["cellseg_table"], namespace["cellseg_no_ratio"]
+    for row, label in enumerate(table["label"].tolist()):
+        ratio = table["tf_nc_ratio"][row]
+        assert np.isfinite(ratio) == (label not in no_ratio), (
+            f"cell {label}: N/C ratio {ratio} but cellseg_no_ratio says {no_ratio.get(label, 'nothing')}"
+        )
+        if label in no_ratio:
+            least = max(20, table["nucleus_px"][row] / 4)
+            true_px = _measurable_px(truth, label, namespace["cellseg_margin_px"])
+            assert true_px < least, (
+                f"cell {label}: {true_px} px of its true cytoplasm are measurable (ratio needs {least:.0f}), "
+                f"yet it has no ratio: {no_ratio[label]}"
+            )
+
+
+def _check_clear_cells_measured(namespace: dict, truth: dict) -> None:
+    measured = set(namespace["cellseg_table"]["label"].tolist())
+    frame = truth["cells"].copy()
+    frame[3:-3, 3:-3] = 0  # cells 3 px or more from the border must be measured
+    clear = set(np.unique(truth["cells"]).tolist()) - set(np.unique(frame).tolist()) - {0}
+    # a cell 1-2 px from the border may reach it (walls 2 px off), and a neighbour can carry a cell to
+    # it (a bright cell's blur halo, or a border cell whose nucleus lies outside the field): left out
+    assert len(clear - measured) <= max(2, 0.1 * len(clear)), (
+        f"expected 90 % of the cells clear of the border measured; missing {sorted(clear - measured)}"
+    )
+
+
 def check(namespace: dict) -> None:
     cells, labels = TRUTH["cells"], namespace["cellseg_labels"]
     table = namespace["cellseg_table"]
-    interior = _interior(cells)
-    assert sorted(table["label"].tolist()) == sorted(interior), (
-        f"expected the table to list the cells clear of the border {sorted(interior)}, "
-        f"got {sorted(table['label'])}"
+    measured = table["label"].tolist()
+    assert set(measured) <= set(_interior(cells)), (
+        f"expected the table to list cells clear of the border {_interior(cells)}, got {sorted(measured)}"
     )
-    for i in interior:
+    _check_clear_cells_measured(namespace, TRUTH)
+    for i in measured:
         true_cell, found = cells == i, labels == i
         perimeter = np.count_nonzero(true_cell & ~ndi.binary_erosion(true_cell))
         # a wall placed up to 2 px off along the whole outline (the membrane line is 1-2 px wide):
@@ -247,14 +292,7 @@ def _check_cytoplasm(truth: dict):
         got = f"median {np.median(ious):.2f}, {np.mean(ious >= 0.8):.0%} >= 0.8, worst {ious.min():.2f}"
         assert np.median(ious) >= 0.88, f"expected median IoU >= 0.88; got {got}"
         assert np.mean(ious >= 0.8) >= 0.9, f"expected 90 % of cells with IoU >= 0.8; got {got}"
-        measured = set(namespace["cellseg_table"]["label"].tolist())
-        frame = truth["cells"].copy()
-        frame[3:-3, 3:-3] = 0  # cells 3 px or more from the border must be measured
-        clear = set(np.unique(truth["cells"]).tolist()) - set(np.unique(frame).tolist()) - {0}
-        # a bright cell's blur halo can carry a neighbour to the border, which then leaves it out
-        assert len(clear - measured) <= max(2, 0.1 * len(clear)), (
-            f"expected 90 % of the cells clear of the border measured; missing {sorted(clear - measured)}"
-        )
+        _check_clear_cells_measured(namespace, truth)
         _check_measurements(namespace, truth)
 
     return check_cytoplasm
@@ -272,6 +310,14 @@ VARIANTS = {
     "cytoplasm stain filling the nuclei too": _cytoplasm_variant(in_nucleus=1.0, seed=7),
     "cytoplasm stain, 10x fewer photons": _cytoplasm_variant(photons=0.1),
     "cytoplasm stain at 0.325 µm/px": _cytoplasm_variant(pixel_size_um=0.325),
+    # a cell squeezed by its neighbours has no cytoplasm a margin clear of its nucleus and wall: its
+    # ratio was NaN with no reason given (seeds 6, 9, 12), and this scene's tolerance for it infinite
+    "membrane stain, seed 9": (lambda: _build(seed=9), check),
+    "membrane stain, seed 12": (lambda: _build(seed=12), check),
+    # a gap between three cells, enclosed by their membranes, was flooded by one of them (IoU, cytoplasm low)
+    "membrane stain, seed 10": (lambda: _build(seed=10), check),
+    # the border-step gate refused: a small cell's larger share of membrane read as a brightness step
+    "membrane stain, seed 13": (lambda: _build(seed=13), check),
 }
 
 
@@ -300,6 +346,11 @@ REFUSALS = {
         r"no nucleus.*trained model",
     ),
     "pixel size given in nm": (_with(_CYTOPLASM_4X, pixel_size_um=500.0), r"pixel_size_um \(µm, not nm\)"),
+    # widefield blur (FWHM 2 µm): most cells' cytoplasm lies within a blur width of nucleus or wall
+    "resolution too coarse for most cells' cytoplasm": (
+        _with(lambda: _build(seed=12), resolution_um=2.0),
+        r"cells have no N/C ratio.*cytoplasm thinner than two blur widths",
+    ),
     "a membrane stain called a cytoplasm stain": (
         _with(scene, cell_stain_kind="cytoplasm"),
         r"does not fit a cytoplasm stain",
@@ -313,6 +364,24 @@ REFUSALS = {
 
 MUTATIONS = [
     ("cell area in µm instead of µm²", "* pixel_size_um**2", "* pixel_size_um"),
+    (
+        "membrane stain: gaps between cells left to the watershed",
+        "cellseg_foreground & ~cellseg_gap,",
+        "cellseg_foreground,",
+        "membrane stain, seed 10",
+    ),
+    (
+        "membrane stain: borders tested for brightness steps",
+        '(0, 0) if cell_stain_kind == "membrane" else',
+        "(0, 0) if False else",
+        "membrane stain, seed 13",
+    ),
+    (
+        "a cell with too little cytoplasm gets a ratio, or a NaN with no reason",
+        "if cellseg_a < 1 or cellseg_b < cellseg_m}",
+        "if False}",
+        "membrane stain, seed 12",
+    ),
     (
         "cytoplasm cells flooded by brightness (the old branch)",
         "cellseg_climb = cellseg_from_nuc / cellseg_radius_px + cellseg_edge_weight * cellseg_edge",
