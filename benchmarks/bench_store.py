@@ -24,6 +24,7 @@ store.md.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -38,6 +39,8 @@ from pathlib import Path
 from biopb_kernel_docs.core.history import HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.core.version_file import State, encode
 from biopb_kernel_docs.text.render import index_text
 
 LISTED_SHIPPED = 60
@@ -294,6 +297,8 @@ def history_pairs(root: Path, repeat: int) -> tuple[list[str], tuple[float, floa
         for step in steps:
             for _ in range(at_bound):
                 step()
+    for copy in (0, 1):
+        fill_firsts(kept[copy])
     pairs = repeat // 3
     creates = min(pairs, CREATES)
 
@@ -356,6 +361,24 @@ def history_pairs(root: Path, repeat: int) -> tuple[list[str], tuple[float, floa
         ),
     ]
     return rows, making_files(copies[0][1], pairs)
+
+
+EARLIER_CREATES = 200
+
+
+def fill_firsts(docs: Docs, count: int = EARLIER_CREATES, size: int = 5000) -> None:
+    """The first versions of ``count`` docs created before (``size`` bytes each), as a store whose
+    docs were all created through it holds them in ``.history/firsts``: about 1 MB to keep in step."""
+    history = docs.store.history
+    assert history is not None
+    text = "# Earlier\n\n" + "a line of an earlier doc.\n" * (size // 26)
+    data = text.encode()
+    state = State(data, text, hashlib.sha256(data).hexdigest(), local=True)
+    lines = text.count("\n")
+    for n in range(count):
+        _, version = encode(1, time.time(), Author("cli"), None, False, state, lines, 0, None, 1 << 30)
+        _, fd = history.firsts.append(f"earlier/doc-{n}", version)
+        os.close(fd)
 
 
 def making_files(directory: Path, repeat: int) -> tuple[float, float]:

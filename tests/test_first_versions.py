@@ -128,3 +128,20 @@ def test_a_v1_file_from_a_release_without_firsts_wins_over_the_record(tiers):
     (folder / "00000001").write_bytes(FirstVersions(str(tiers.local / ".history")).read(record))
     assert [v.number for v in _docs(tiers).read_doc("notes@history").versions] == [1]
     assert _live(tiers) == {}
+
+
+def test_a_process_parses_firsts_again_only_for_another_process_s_writes(tiers, monkeypatch):
+    """Its own appends, commits and drops keep what it parsed: a create does not read a file that
+    holds the first version of every doc created before it."""
+    parses = []
+    real = first_versions.parse
+    monkeypatch.setattr(first_versions, "parse", lambda data: parses.append(len(data)) or real(data))
+    docs = _docs(tiers, max_versions=1)
+    for n in range(5):
+        docs.write_doc(f"doc-{n}", body=f"# Doc {n}\n")
+    docs.write_doc("doc-0", body="# Doc 0, edited\n")  # drops doc-0's record
+    assert parses == []
+    _docs(tiers).write_doc("other", body="# Other\n")  # another process: it parses once
+    assert len(parses) == 1
+    assert [v.number for v in docs.read_doc("other@history").versions] == [1]  # and this one again
+    assert len(parses) == 2

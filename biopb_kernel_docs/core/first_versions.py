@@ -155,8 +155,24 @@ class FirstVersions:
         except BaseException:
             os.close(fd)
             raise
-        self._parsed = None  # its size changed: parsed again at the next look
-        return Record(end, end + len(head), len(data)), fd
+        record = Record(end, end + len(head), len(data))
+        # what was parsed, plus this record: the file is not parsed again for this process's own
+        # write (under the lock nobody else wrote since it was looked at)
+        live = {**(parsed.live if parsed is not None else {}), doc_id: record}
+        dropped = parsed.dropped if parsed is not None else 0
+        self._parsed = _Parsed(self._key(fd), live, at, dropped)
+        return record, fd
+
+    @staticmethod
+    def _key(fd: int) -> tuple[int, int, int]:
+        status = os.fstat(fd)
+        return status.st_ino, status.st_size, status.st_mtime_ns
+
+    def wrote(self, fd: int) -> None:
+        """This process wrote a byte in place through ``fd`` (a commit), under the lock: what it
+        parsed still holds, at the file's new modification time (not parsed again for it)."""
+        if self._parsed is not None:
+            self._parsed = self._parsed._replace(key=self._key(fd))
 
     def mark(self, record: Record, at: int, byte: bytes) -> None:
         """Write one byte of ``record`` in place: at 0 its live/dropped status, or at an offset in
@@ -164,9 +180,14 @@ class FirstVersions:
         fd = os.open(self.path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         try:
             os.pwrite(fd, byte, record.start if at == 0 else record.body + at)
+            parsed = self._parsed
+            if parsed is not None and at == 0 and byte == DROPPED:
+                live = {doc_id: kept for doc_id, kept in parsed.live.items() if kept != record}
+                dropped = parsed.dropped + record.body + record.length - record.start
+                self._parsed = parsed._replace(live=live, dropped=dropped)
+            self.wrote(fd)
         finally:
             os.close(fd)
-        self._parsed = None
 
     def drop(self, record: Record) -> None:
         with contextlib.suppress(FileNotFoundError):

@@ -346,6 +346,8 @@ class History:
         if recorded is not None and recorded.number == number:
             try:
                 os.pwrite(recorded.fd, LANDED, recorded.at)
+                if recorded.first:
+                    self.firsts.wrote(recorded.fd)
             finally:
                 os.close(recorded.fd)
             known = self._known.get(doc_id)
