@@ -194,7 +194,12 @@ class FirstVersions:
             self.mark(record, 0, DROPPED)
 
     def _compact(self, parsed: _Parsed) -> None:
-        """Rewrite the live records alone, to a temp file renamed over ``firsts``."""
+        """Rewrite the live records alone, to a temp file renamed over ``firsts`` (first removing
+        any temp file an earlier rewrite, killed, left: under the lock none is in use)."""
+        for name in os.listdir(self.root):
+            if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(self.root, name))
         with open(self.path, "rb") as file:
             data = file.read()
         kept = b"".join(data[record.start : record.body + record.length] for record in parsed.live.values())
