@@ -14,7 +14,7 @@ nuclei come out as one object, as from segment-nuclei. ``image`` is the matching
 Ground truth planted: 19 nuclei in 14 labelled objects (``_build()[1]`` is the true label image).
 ``check`` asserts that the five clumps are cut into their 11 nuclei, each matching its true outline,
 with its share of the given foreground in µm², and that the large and the capsule-shaped single
-nuclei stay whole; an object the doc leaves to the user (``split_undecided``, at most 2) is not
+nuclei stay whole; an object the doc leaves to the user (``split_undecided``, at most 3) is not
 held against it. The variants
 change the sampling (0.65 and 0.25 µm pixels), the outlines' roughness (low light) and drop the
 clumps; the refusals give it a dense colony, a pixel size in nm and no objects.
@@ -129,9 +129,9 @@ def scene() -> dict[str, object]:
 def _check_against(namespace: dict, truth: np.ndarray, clumps: int, pixel_size_um: float) -> None:
     found = namespace["split_labels"]
     # an object whose waist the doc says it cannot judge goes to the user: right if it is flagged,
-    # not counted against the doc; a doc that flagged most objects would be refusing, so at most 2
+    # not counted against the doc; a doc that flagged most of the 7 candidates would be refusing
     undecided = set(namespace["split_undecided"])
-    assert len(undecided) <= 2, f"expected at most 2 objects left to the user, got {sorted(undecided)}"
+    assert len(undecided) <= 3, f"expected at most 3 objects left to the user, got {sorted(undecided)}"
     home = ndi.labeled_comprehension(found, truth, np.arange(1, truth.max() + 1), _mode, int, 0)
     flagged = {t + 1 for t, f in enumerate(home) if f in undecided}  # true nuclei in flagged objects
     left_merged = len(flagged) - len({int(home[t - 1]) for t in flagged})
