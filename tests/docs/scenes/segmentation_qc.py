@@ -127,15 +127,16 @@ def _check_against(namespace: dict, inputs: dict, truth: np.ndarray, scored: boo
     )
     assert qc["missed"] == 0, f"expected no bright blob reported missed, got {qc['missed']}"
     assert qc["phantom"] == 0, f"expected no label reported phantom, got {qc['phantom']}"
-    # in physical units: the median interior object against the stated 10 µm disc; the labels are
-    # the truth grown by 1 px, so about (1 + 1 / radius)² of a median true nucleus
-    interior = np.unique(segmentation.clear_border(truth))[1:]
-    true_area_um2 = np.median(np.bincount(truth.ravel())[interior]) * inputs["pixel_size_um"] ** 2
-    radius_px = DIAMETER_UM / 2 / inputs["pixel_size_um"]
-    expected = true_area_um2 * (1 + 1 / radius_px) ** 2 / (np.pi * (DIAMETER_UM / 2) ** 2)
-    assert abs(qc["median_area_ratio"] / expected - 1) < 0.1, (
-        f"expected a median area ratio near {expected:.2f} (true areas in µm² over a {DIAMETER_UM} µm "
-        f"disc), got {qc['median_area_ratio']:.2f}"
+    # in physical units: the median of the objects the labels hold clear of the border (the merged
+    # pair one object, the cut nucleus two), counted here from the planted labels, over a 10 µm
+    # disc; the truth's median is another set (seed 26: a 13 % gap at it, one object moved it)
+    labels = inputs["labels"]
+    interior = np.unique(segmentation.clear_border(labels))[1:]
+    area_um2 = np.median(np.bincount(labels.ravel())[interior]) * inputs["pixel_size_um"] ** 2
+    expected = area_um2 / (np.pi * (DIAMETER_UM / 2) ** 2)
+    assert abs(qc["median_area_ratio"] / expected - 1) < 0.02, (
+        f"expected a median area ratio of {expected:.2f} (the labels' interior objects in µm² over "
+        f"a {DIAMETER_UM} µm disc), got {qc['median_area_ratio']:.2f}"
     )
 
 
@@ -165,6 +166,8 @@ VARIANTS = {
     "0.65 µm pixels (10x)": _variant(pixel_size_um=0.65, seed=12),
     "0.325 µm pixels (20x)": _variant(pixel_size_um=0.325, seed=13),
     "12-bit camera, a fifth of the light": _variant(light=0.2, top=4095, seed=14),
+    # the check once compared the labels' median with the truth's, across a 13 % gap at it
+    "seed 26": _variant(seed=26),
 }
 
 
@@ -194,6 +197,11 @@ REFUSALS = {
 # Mistakes the gate must catch (tests/docs/test_mutations.py): what the mistake is, the exact
 # text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
 MUTATIONS = [
+    (
+        "median area over every object, border ones (cut) included",
+        "np.percentile(qc_area[qc_inside], [25, 50, 75])",
+        "np.percentile(qc_area, [25, 50, 75])",
+    ),
     (
         "IoU match threshold lowered to 0.3",
         "qc_tp = int(np.sum(qc_iou > qc_match_iou))",

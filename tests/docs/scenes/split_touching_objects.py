@@ -12,8 +12,10 @@ The labels are what a threshold of the blurred, noisy image gives (rough outline
 nuclei come out as one object, as from segment-nuclei. ``image`` is the matching intensity image.
 
 Ground truth planted: 19 nuclei in 14 labelled objects (``_build()[1]`` is the true label image).
-``check`` asserts that the five clumps are cut into their 11 nuclei, each matching its true outline
-and area in µm², and that the large and the capsule-shaped single nuclei stay whole. The variants
+``check`` asserts that the five clumps are cut into their 11 nuclei, each matching its true outline,
+with its share of the given foreground in µm², and that the large and the capsule-shaped single
+nuclei stay whole; an object the doc leaves to the user (``split_undecided``, at most 3) is not
+held against it. The variants
 change the sampling (0.65 and 0.25 µm pixels), the outlines' roughness (low light) and drop the
 clumps; the refusals give it a dense colony, a pixel size in nm and no objects.
 """
@@ -25,6 +27,7 @@ from functools import cache
 import numpy as np
 from scipy import ndimage as ndi
 from skimage import measure
+from skimage.segmentation import expand_labels
 
 from ._shapes import ellipse_mask
 from ._truth import best_iou
@@ -125,12 +128,23 @@ def scene() -> dict[str, object]:
 
 def _check_against(namespace: dict, truth: np.ndarray, clumps: int, pixel_size_um: float) -> None:
     found = namespace["split_labels"]
-    assert namespace["split_count"] == clumps, (
-        f"expected the {clumps} clumps cut, {namespace['split_count']} were"
+    # an object whose waist the doc says it cannot judge goes to the user: right if it is flagged,
+    # not counted against the doc; a doc that flagged most of the 7 candidates would be refusing
+    undecided = set(namespace["split_undecided"])
+    assert len(undecided) <= 3, f"expected at most 3 objects left to the user, got {sorted(undecided)}"
+    home = ndi.labeled_comprehension(found, truth, np.arange(1, truth.max() + 1), _mode, int, 0)
+    flagged = {t + 1 for t, f in enumerate(home) if f in undecided}  # true nuclei in flagged objects
+    left_merged = len(flagged) - len({int(home[t - 1]) for t in flagged})
+    flagged_clumps = sum(1 for f in undecided if np.count_nonzero(home == f) >= 2)
+    assert clumps - flagged_clumps <= namespace["split_count"] <= clumps, (
+        f"expected the {clumps} clumps cut ({flagged_clumps} left to the user), "
+        f"{namespace['split_count']} were"
     )
-    assert int(found.max()) == int(truth.max()), (
-        f"expected {int(truth.max())} objects after splitting, got {int(found.max())}"
+    assert int(found.max()) + left_merged == int(truth.max()), (
+        f"expected {int(truth.max())} objects after splitting ({left_merged} fewer left to the user), "
+        f"got {int(found.max())}"
     )
+    truth = np.where(np.isin(truth, list(flagged)), 0, truth)
     best = best_iou(found, truth)
     # the input outlines come from a threshold of a blurred, noisy image and the cut follows the
     # waist of the outline: a pixel or two off along each edge, IoU about 0.8 for a 10 px radius
@@ -142,13 +156,21 @@ def _check_against(namespace: dict, truth: np.ndarray, clumps: int, pixel_size_u
     assert ious.min() > 0.6, message
     assert np.median(ious) >= 0.8, message
     assert len({f for f, _ in best.values()}) == len(best), "expected no piece shared by two nuclei"
-    # in physical units: each piece's area against its nucleus's true area in µm²
+    # in physical units: each piece's area against its nucleus's share of the foreground it was
+    # given (the input threshold, 24-44 % of the nuclei's plateaus, makes it 8-14 % larger than the
+    # true nuclei, and the split keeps the foreground): each pixel to its nearest true nucleus
+    share = np.where(found > 0, expand_labels(truth, 3), 0)
     areas = np.bincount(found.ravel())[1:] * pixel_size_um**2
-    true_areas = np.bincount(truth.ravel())[1:] * pixel_size_um**2
+    true_areas = np.bincount(share.ravel())[1:] * pixel_size_um**2
     ratio = np.array([areas[f - 1] / true_areas[t - 1] for t, (f, _) in best.items()])
-    assert 0.85 <= np.median(ratio) <= 1.15, (
-        f"expected piece areas within 15 % of the truth, median {np.median(ratio):.2f}"
+    assert 0.9 <= np.median(ratio) <= 1.1, (
+        "expected piece areas within 10 % of their nuclei's share of the foreground, "
+        f"median {np.median(ratio):.2f}"
     )
+
+
+def _mode(values: np.ndarray) -> int:
+    return int(np.bincount(values).argmax())
 
 
 def check(namespace: dict) -> None:
@@ -180,6 +202,10 @@ VARIANTS = {
         0, layout=("single",) * 10 + ("large", "capsule") + ("empty",) * 4
     ),
     "low light: ragged outlines from a quarter of the photons": _variant(5, light=0.25, seed=6),
+    # a pair of unlike nuclei whose waist the threshold fills to 0.914 (left whole, unflagged, before)
+    "seed 21": _variant(5, seed=21),
+    # a foreground 14 % larger than the true nuclei (piece areas read 1.16 x against the true ones)
+    "seed 30": _variant(5, seed=30),
 }
 
 
@@ -222,6 +248,12 @@ REFUSALS = {
 # text in the doc's code, and its replacement; a 4th element names a VARIANT to run on.
 MUTATIONS = [
     ("neck rule loosened past 1 (every cut kept)", "split_neck_ratio = 0.9", "split_neck_ratio = 1.2"),
+    (
+        "a cut undone just over the neck ratio not left to the user",
+        "failing[a, b] <= split_neck_ratio + 0.05",
+        "failing[a, b] <= split_neck_ratio + 0.0",
+        "seed 21",
+    ),
     (
         "marker spacing x4",
         "split_min_distance_px = max(int(round(split_radius_px / 2)), 1)",
