@@ -7,6 +7,9 @@ on (a mistake that only shows on, say, a fading background). The mutated doc run
 and the scene's ``check``; the run must stop on an ``AssertionError``: one of the doc's own
 validate-and-gate checkpoints, or the check against the planted truth. Any other exception would
 be the mutation breaking the code rather than the method, and fails this test too.
+
+A gate loosened names one of the scene's ``REFUSALS`` with a check in ``REFUSAL_TRUTH``: there the
+mutated doc must run to the end (the gate no longer stops it) and its result fail that check.
 """
 
 from __future__ import annotations
@@ -53,7 +56,12 @@ def test_every_banked_doc_that_runs_has_a_mutation_row(doc_id):
 )
 def test_the_gate_fails_on_a_mutated_procedure(doc_id, what, old, new, variant):
     module = scene_module(doc_id)
-    make, check = (module.scene, module.check) if variant is None else module.VARIANTS[variant]
     blocks = mutated(doc_blocks(doc_id), old, new)  # refuses text that is not there exactly once
+    if variant in getattr(module, "REFUSAL_TRUTH", {}):
+        namespace = run_doc(doc_id, inputs=module.REFUSALS[variant][0](), blocks=blocks)  # gate passed
+        with pytest.raises(AssertionError):
+            module.REFUSAL_TRUTH[variant](namespace)
+        return
+    make, check = (module.scene, module.check) if variant is None else module.VARIANTS[variant]
     with pytest.raises(AssertionError):
         check(run_doc(doc_id, inputs=make(), blocks=blocks))

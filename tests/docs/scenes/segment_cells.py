@@ -318,6 +318,8 @@ VARIANTS = {
     "membrane stain, seed 10": (lambda: _build(seed=10), check),
     # the border-step gate refused: a small cell's larger share of membrane read as a brightness step
     "membrane stain, seed 13": (lambda: _build(seed=13), check),
+    # a background gap between three cells, blurred into their membranes, went to one: its cytoplasm read low
+    "membrane stain, seed 20": (lambda: _build(seed=20), check),
 }
 
 
@@ -393,6 +395,12 @@ MUTATIONS = [
         "cellseg_cut = min(cellseg_otsu,",
         "cellseg_cut = max(cellseg_otsu,",
         "cytoplasm stain, cells 4x apart in brightness",
+    ),
+    (
+        "membrane stain: cytoplasm measured on a ridge-enclosed gap a cell took",
+        'cellseg_dark > 0 if cell_stain_kind == "membrane" else True',
+        "True",
+        "membrane stain, seed 20",
     ),
     (
         "channels measured without subtracting the background",
