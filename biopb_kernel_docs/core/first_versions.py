@@ -134,17 +134,17 @@ class FirstVersions:
         if parsed is not None and COMPACT_AT <= parsed.dropped > parsed.end - parsed.dropped:
             self._compact(parsed)
             parsed = self._current()
-        os.makedirs(self.root, exist_ok=True)
         # not O_APPEND: on Linux a pwrite to a file opened so lands at its end, and the commit
         # writes one byte in place through this descriptor
-        fd = os.open(self.path, _WRITE, 0o666)
         try:
-            size = os.fstat(fd).st_size
+            fd = os.open(self.path, _WRITE, 0o666)
+        except FileNotFoundError:  # no history folder yet
+            os.makedirs(self.root, exist_ok=True)
+            fd = os.open(self.path, _WRITE, 0o666)
+        try:
+            # the size _current() saw, under the lock (0: the file was not there)
+            size = parsed.key[1] if parsed is not None else os.fstat(fd).st_size
             end = parsed.end if parsed is not None else 0
-            if size < end:  # replaced since it was parsed (cannot be, under the lock): parse again
-                self._parsed = None
-                parsed = self._current()
-                end = parsed.end if parsed is not None else 0
             if size > end:  # a record a killed writer left cut short
                 os.ftruncate(fd, end)
             head = frame(doc_id, len(data))
