@@ -40,3 +40,23 @@ def seeded_in(
         check(namespace)
 
     return make, check_own
+
+
+def built_when_run(
+    build: Callable[[], tuple[dict[str, object], object]],
+    check_of: Callable[[object], Callable[[dict], None]],
+) -> tuple[Scene, Callable[[dict], None]]:
+    """``(make, check)`` for a variant whose builder returns ``(inputs, truth)``: nothing is built
+    when the module is imported (collection would pay for every variant, in every test process),
+    and a test that makes the scene then checks it builds it once."""
+    truths: list[object] = []
+
+    def make() -> dict[str, object]:
+        inputs, truth = build()
+        truths[:] = [truth]
+        return inputs
+
+    def check(namespace: dict) -> None:
+        check_of(truths.pop() if truths else build()[1])(namespace)
+
+    return make, check

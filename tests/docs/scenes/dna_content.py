@@ -22,6 +22,8 @@ from functools import cache
 import numpy as np
 from scipy import ndimage as ndi
 
+from ._cache import built_when_run
+
 
 def _disc(shape, centre, semi, angle):
     """An ellipse mask drawn in a window around its centre (fast for many small nuclei)."""
@@ -182,7 +184,7 @@ def check(namespace: dict) -> None:
 
 
 def _variant(**kwargs):
-    return (lambda: _build(**kwargs)[0], check_truth(_build(**kwargs)[1]))
+    return built_when_run(lambda: _build(**kwargs), check_truth)
 
 
 def seeded(seed: int):

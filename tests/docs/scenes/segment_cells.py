@@ -21,6 +21,8 @@ import numpy as np
 from scipy import ndimage as ndi
 from skimage.segmentation import find_boundaries
 
+from ._cache import built_when_run
+
 SHAPE = (256, 256)
 PIXEL_SIZE_UM = 0.5
 BLUR_PX = 1.2
@@ -299,7 +301,7 @@ def _check_cytoplasm(truth: dict):
 
 
 def _cytoplasm_variant(**kwargs):
-    return (lambda: _cytoplasm(**kwargs)[0], _check_cytoplasm(_cytoplasm(**kwargs)[1]))
+    return built_when_run(lambda: _cytoplasm(**kwargs), _check_cytoplasm)
 
 
 VARIANTS = {
