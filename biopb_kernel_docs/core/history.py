@@ -75,7 +75,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from .blame import line_delta
-from .errors import DocNotFound, InvalidArguments
+from .errors import DocNotFound
 from .files import TEMP_PREFIX, TEMP_SUFFIX
 from .first_versions import FirstVersions
 from .phrases import read_history
@@ -225,7 +225,7 @@ class History:
         if entry.first:
             record = self.firsts.find(self._ids[folder])
             if record is not None:
-                self.firsts.mark(record, LANDED_AT, LANDED)
+                self.firsts.commit(record)
             return
         path = os.path.join(folder, entry.name)
         if not entry.pending:
@@ -544,35 +544,3 @@ def no_versions(doc_id: str, enabled: bool) -> DocNotFound:
         f"{doc_id!r} has no versions kept: it has not been written through the store since history "
         f"began. {read_history(doc_id)} lists versions once it has."
     )
-
-
-MAX_VERSION_DIGITS = 9  # as many as a '@v123456789' view takes
-
-
-def check_version_number(value: object) -> int:
-    """A version number as a surface may pass it: 12, "12" or "v12" (ASCII digits, at most nine).
-
-    ``str.isdigit`` would let '²' through to ``int``, and ``str()`` of a huge int fails: a bad
-    version is the caller's mistake, never a crash.
-    """
-    number = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str):
-        text = value.strip()
-        text = text[1:] if text[:1] in ("v", "V") else text
-        if 0 < len(text) <= MAX_VERSION_DIGITS and text.isascii() and text.isdigit():
-            number = int(text)
-    if number is None or not 1 <= number < 10**MAX_VERSION_DIGITS:
-        raise InvalidArguments(
-            f"A version is a number such as 12 (shown as v12), from 1 to {10**MAX_VERSION_DIGITS - 1:,}, "
-            f"not {_shown(value)}."
-        )
-    return number
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
-        return "a number that large"  # repr() of a huge int is slow, or refused outright
-    text = repr(value) if isinstance(value, str | int | float) else f"a {type(value).__name__}"
-    return text if len(text) <= 40 else f"{text[:36]}..."

@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .errors import DocNotFound, EditRefused, InvalidArguments
-from .history import check_version_number
 from .ids import INDEX_ID, check_doc_id
 from .index import ParsedIndex, ignore_id, parse_index
 from .phrases import read, read_diff, read_history, write_replace
 from .store import Tier
 from .values import FileChange, HistoryView, VersionDiffView, VersionView, WriteResult
 from .version_file import Header
+from .version_numbers import check_version_number
 
 if TYPE_CHECKING:
     from .store import DocFile, Store

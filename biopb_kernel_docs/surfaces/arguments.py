@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..core.errors import InvalidArguments
-from ..core.history import check_version_number
+from ..core.version_numbers import check_version_number
 
 # "id": a doc id; "text": doc text (a file on the command line, the cell in a notebook);
 # "sha": a sha256 precondition; "number": a count or position (0, 1, ...); "version": a version
