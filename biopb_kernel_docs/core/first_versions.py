@@ -35,6 +35,7 @@ import uuid
 from typing import NamedTuple
 
 from .files import TEMP_PREFIX, TEMP_SUFFIX
+from .version_file import LANDED, LANDED_AT
 
 FIRSTS = "firsts"
 LIVE = b"+"
@@ -174,24 +175,28 @@ class FirstVersions:
         if self._parsed is not None:
             self._parsed = self._parsed._replace(key=self._key(fd))
 
-    def mark(self, record: Record, at: int, byte: bytes) -> None:
-        """Write one byte of ``record`` in place: at 0 its live/dropped status, or at an offset in
-        its version file (``body``-relative when ``at`` > 0)."""
+    def commit(self, record: Record) -> None:
+        """Mark ``record`` landed: its version file's ``landed`` digit, written in place."""
+        self._write_byte(record.body + LANDED_AT, LANDED)
+
+    def drop(self, record: Record) -> None:
+        """Mark ``record`` dropped: its status byte, written in place."""
+        with contextlib.suppress(FileNotFoundError):
+            self._write_byte(record.start, DROPPED)
+        parsed = self._parsed
+        if parsed is not None:
+            live = {doc_id: kept for doc_id, kept in parsed.live.items() if kept != record}
+            self._parsed = parsed._replace(
+                live=live, dropped=parsed.dropped + record.body + record.length - record.start
+            )
+
+    def _write_byte(self, offset: int, byte: bytes) -> None:
         fd = os.open(self.path, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
         try:
-            os.pwrite(fd, byte, record.start if at == 0 else record.body + at)
-            parsed = self._parsed
-            if parsed is not None and at == 0 and byte == DROPPED:
-                live = {doc_id: kept for doc_id, kept in parsed.live.items() if kept != record}
-                dropped = parsed.dropped + record.body + record.length - record.start
-                self._parsed = parsed._replace(live=live, dropped=dropped)
+            os.pwrite(fd, byte, offset)
             self.wrote(fd)
         finally:
             os.close(fd)
-
-    def drop(self, record: Record) -> None:
-        with contextlib.suppress(FileNotFoundError):
-            self.mark(record, 0, DROPPED)
 
     def _compact(self, parsed: _Parsed) -> None:
         """Rewrite the live records alone, to a temp file renamed over ``firsts`` (first removing

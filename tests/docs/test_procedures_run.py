@@ -62,5 +62,5 @@ def _named(doc_id: str, inputs: dict[str, object]) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("doc_id", runnable_ids())
-def test_doc_has_an_inputs_section_naming_what_its_scenes_provide(doc_id):
+def test_doc_has_an_inputs_section(doc_id):
     _inputs_section(doc_id)
