@@ -9,6 +9,15 @@ import pytest
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 
+# An idle OpenBLAS thread spins for 2**28 cycles before it sleeps: with a worker per core and one
+# more, numpy's pool in each worker spins on cores other workers need (the three procedure-gate
+# modules on 3 workers, 2 cores: 100 s -> 74-86 s). 4 (2**4 cycles) is OpenBLAS's least. One
+# thread per worker saved as much, but then every product runs in the calling thread, and in one
+# full run two procedures stopped on a spurious "invalid value encountered in matmul" (a flag
+# OpenBLAS raised that numpy reports; this suite makes warnings errors). Set before anything
+# imports numpy (zarr's pytest plugin would: see addopts); what the tests start inherits it.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
 
 def pytest_xdist_auto_num_workers(config) -> int:
     """``-n auto``: a worker per core and one more (up to ``--maxprocesses``), since much of the
