@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from biopb_kernel_docs.bench import stats
 from biopb_kernel_docs.bench.stats import bootstrap_difference, discordant, mcnemar_exact
 
 
@@ -43,3 +46,14 @@ def test_bootstrap_is_reproducible_from_its_seed():
     difference, low, high = bootstrap_difference(pairs)
     assert difference == pytest.approx(0.2)
     assert low < difference < high
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+@pytest.mark.parametrize("shape", [(66, 0.6, 0.15), (20, 0.85, 0.6), (5, 0.5, 0.5), (1, 1.0, 0.0)])
+def test_numpy_draws_the_very_resamples_of_the_standard_library(seed, shape):
+    """A report must not depend on whether numpy is installed: the same means, in the same order."""
+    cases, first, second = shape
+    rng = random.Random(cases)
+    differences = [int(rng.random() < first) - int(rng.random() < second) for _ in range(cases)]
+    expected = stats._standard_library_means(differences, 2_000, random.Random(seed))
+    assert stats._numpy_means(differences, 2_000, random.Random(seed)) == expected
