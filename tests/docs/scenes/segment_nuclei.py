@@ -8,7 +8,8 @@ of debris (1-2 µm across) lie between them, to be dropped by the size filter. T
 blurred by a Gaussian PSF and given a camera offset, shot noise and read noise (uint16 counts).
 
 Ground truth planted: 16 nuclei (``_build()[1]`` is the true label image), typical diameter 10 µm.
-``check`` asserts that each is found once, outlined closely (IoU), without its nucleolar hole, that
+``check`` asserts that each is found once (a piece the border leaves under the doc's debris limit
+may be dropped, as the doc says), outlined closely (IoU), without its nucleolar hole, that
 no debris survives, that the border nuclei are left out of ``nuclei_interior``, and that the areas
 in ``nuclei_props`` are the true areas in µm². The variants change the brightness spread, the pixel
 size, the light and the camera's bit depth; one runs on real annotated nuclei (stardist's sample).
@@ -107,8 +108,24 @@ def scene() -> dict[str, object]:
     return _build()[0]
 
 
+def _without_dropped_slivers(found: np.ndarray, truth: np.ndarray, pixel_size_um: float) -> np.ndarray:
+    """``truth`` without the nuclei the border cuts to a piece the doc's debris filter drops (under a
+    quarter of a nominal nucleus, with a fifth more for the blur): the doc says it drops them, and
+    no size tells such a piece from debris. Only a piece left almost all background goes: one
+    taken into a neighbour's label is still a merge."""
+    quarter_px = np.pi * (DIAMETER_UM / 2 / pixel_size_um) ** 2 / 4
+    kept = truth.copy()
+    for t in range(1, int(truth.max()) + 1):
+        piece = truth == t
+        cut = not segmentation.clear_border(piece).any()
+        if cut and piece.sum() < 1.2 * quarter_px and (found[piece] > 0).mean() < 0.1:
+            kept[piece] = 0
+    return segmentation.relabel_sequential(kept)[0]
+
+
 def _check_against(namespace: dict, truth: np.ndarray, pixel_size_um: float, min_iou: float = 0.8) -> None:
     found = namespace["nuclei_labels"]
+    truth = _without_dropped_slivers(found, truth, pixel_size_um)
     n_true = int(truth.max())
     assert namespace["nuclei_count"] == n_true, (
         f"expected {n_true} nuclei (no debris, none lost, merged or split), found {namespace['nuclei_count']}"
@@ -213,6 +230,9 @@ VARIANTS = {
     "seed 2: a nucleus close to the image edge": seeded(2),
     "seed 6: a nucleus close to the image edge": seeded(6),
     "seed 9: two nuclei close together at the edge": seeded(9),
+    # seeds 31-40: the bottom edge leaves a nucleus 184 px, under the 186 px debris limit; dropped,
+    # as the doc now says, and any other nucleus still counted
+    "seed 34: a piece of a nucleus at the edge, under the debris limit": seeded(34),
 }
 
 
