@@ -154,6 +154,20 @@ def scene() -> dict[str, object]:
     return _inputs()
 
 
+def _gain_standard_error(frames: np.ndarray, ceiling: float, gain_e: float) -> float:
+    """The relative standard error of a photon-transfer gain fitted as the doc fits it (variance
+    against mean, weighted by 1 / variance²) to these frames: a frame pair's variance is known to
+    sqrt(2 / (pixels - 1)) of itself, and a level of L e- adds L / (L + read²) of a level's worth
+    of information. About 0.85 % for the main scene's 4096 pixels and 7 levels; the fixed 3 % bound
+    this replaced was 3.6 of them, which seed 39 of the seed sweep reached (3.04 %) by chance."""
+    frames = np.asarray(frames, dtype=np.float64)
+    electrons = (frames.mean(axis=(1, 2, 3)) - OFFSET) * gain_e
+    usable = (electrons > 0) & (frames.max(axis=(1, 2, 3)) < ceiling)
+    usable[0] = False  # the dark pair
+    share = electrons[usable] / (electrons[usable] + READ_E**2)
+    return float(np.sqrt(2 / (frames[0, 0].size - 1) / np.sum(share**2)))
+
+
 def _check(namespace: dict, ptc_gain_e: float = GAIN_E, **stack) -> None:
     truth = _psf_stack(**stack)[1]
     # 12 beads of ~20000 photons: each lateral width to ~1 %, the median to well under 3 %
@@ -181,9 +195,12 @@ def _check(namespace: dict, ptc_gain_e: float = GAIN_E, **stack) -> None:
     assert np.allclose(namespace["bead_shift_px"][1], -np.array(SHIFT_NM) / pixel_nm, atol=0.08), (
         "expected bead_shift_px to undo the displacement (ndi.shift of channel 1 by it lands on channel 0)"
     )
-    # 4096 pixels per frame: a variance to ~2 %, the slope over 7 levels to ~1 %
-    assert abs(namespace["bead_electrons_per_count"] / ptc_gain_e - 1) < 0.03, (
-        f"expected {ptc_gain_e} e-/count, got {namespace['bead_electrons_per_count']:.3f}"
+    tolerance = 4 * _gain_standard_error(
+        namespace["ptc_frames"], namespace["detector_max_counts"], ptc_gain_e
+    )
+    assert abs(namespace["bead_electrons_per_count"] / ptc_gain_e - 1) < tolerance, (
+        f"expected {ptc_gain_e} e-/count (within {tolerance:.1%}, 4 standard errors of the fit), "
+        f"got {namespace['bead_electrons_per_count']:.3f}"
     )
     assert abs(namespace["bead_offset_counts"] - OFFSET) < 0.5, (
         f"expected the offset {OFFSET} counts, got {namespace['bead_offset_counts']:.2f}"
@@ -265,6 +282,8 @@ VARIANTS = {
         _check,
     ),  # the lateral width read 2.0 % low (fitted in the plane of the brightest pixel)
     "seed 23": (lambda: _seeded_inputs(23), check),
+    # the gain 3.04 % off, 3.6 standard errors: chance, on 1 of 400 seeds, and in the fit's bound
+    "seed 39: the gain 3.6 standard errors off": seeded(39),
 }
 
 REFUSALS = {
