@@ -13,9 +13,10 @@ from biopb_kernel_docs.core.store import Store
 # more, numpy's pool in each worker spins on cores other workers need (the three procedure-gate
 # modules on 3 workers, 2 cores: 100 s -> 74-86 s). 4 (2**4 cycles) is OpenBLAS's least. One
 # thread per worker saved as much, but then every product runs in the calling thread, and in one
-# full run two procedures stopped on a spurious "invalid value encountered in matmul" (a flag
-# OpenBLAS raised that numpy reports; this suite makes warnings errors). Set before anything
-# imports numpy (zarr's pytest plugin would: see addopts); what the tests start inherits it.
+# full run spectral-unmixing stopped twice on "invalid value encountered in matmul", which its
+# inputs never raised again in isolation (a floating-point flag left by an OpenBLAS kernel, as far
+# as we could tell; this suite makes warnings errors). Set before anything imports numpy (zarr's
+# pytest plugin would: see addopts); what the tests start inherits it.
 os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 
