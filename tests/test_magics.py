@@ -93,6 +93,15 @@ def test_write_doc_replace_form_shadows_a_shipped_doc_and_diff_view_shows_it(ker
     assert "+Step one, with a dark frame." in markdown
 
 
+def test_a_version_holding_a_code_block_stays_inside_its_own_fence(kernel, module_tiers):
+    cell = "%%write_doc lab/fenced\n# Fenced\n\n```python\nprint('hi')\n```\n\nAfter the block.\n"
+    assert kernel.run(cell).error is None
+    result = kernel.run("%read_doc lab/fenced@v1")
+    assert result.error is None, result.error
+    (markdown,) = result.data("text/markdown")
+    body = markdown.split("\n\n", 1)[1]
+    assert body == "````markdown\n# Fenced\n\n```python\nprint('hi')\n```\n\nAfter the block.\n````"
+
 def test_sections_outlines_and_search_in_the_notebooks_words(kernel, module_tiers):
     module_tiers.ship("lab/steps", "# Steps doc\n\n## Steps\n\n### Confirm input\nShow it; raise KeyError.\n")
     module_tiers.ship("lab/other", "# Other\n\nNothing here.\n")
