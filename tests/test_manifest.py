@@ -107,3 +107,14 @@ def test_an_unwritable_local_tier_still_gets_the_stale_tail(tiers):
     rendered = index_text(tiers.docs("1.1").index())
     assert f"\n{STALE_TAIL_TITLE}\n" in rendered
     assert '- data: Revised in 1.1. — read_doc("data@diff")' in rendered
+
+
+def test_the_notebooks_stale_tail_names_the_diff_magic_of_each_copy(tiers):
+    from biopb_kernel_docs.text.notebook import index_markdown
+
+    docs = tiers.docs("1.0")
+    tiers.seed()
+    docs.write_doc("data", body="# My data notes\n")  # a local copy shadowing a shipped doc
+    tiers.ship("data", "# Data\n\nRevised in 1.1.\n")
+    shown = index_markdown(tiers.docs("1.1").index())
+    assert "- **data**: Revised in 1.1. (`%read_doc data@diff`)" in shown
