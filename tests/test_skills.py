@@ -252,6 +252,21 @@ def test_links_between_exported_docs_name_the_other_skill(tiers, out):
     assert result.unexported_links == ("data",)
 
 
+def test_an_export_of_the_procedures_says_all_would_take_their_linked_docs_and_an_all_export_does_not(
+    tiers, out
+):
+    from biopb_kernel_docs.text.render import text
+
+    tiers.put_local("flatfield", "# Flatfield\n\nSee [[data]] first.\n")
+    procedures = export_skills(tiers.docs(), str(out / "procedures"))
+    assert procedures.unexported_links == ("data",)
+    assert "reads them with read_doc); all=true exports them too:\n" in text(procedures)
+    tiers.put_local("index", "# Docs\n\n## Lab\n- flatfield: correct uneven illumination\n")
+    every = export_skills(tiers.docs(), str(out / "every"), all_docs=True)
+    assert every.unexported_links == ("data",)
+    assert "reads them with read_doc):\n" in text(every)
+    assert "exports them too" not in text(every)
+
 def test_export_refuses_an_index_without_procedures_and_a_directory_inside_the_docs(tiers, out):
     tiers.put_local("index", "# Docs\n\n## Lab\n- flatfield: x\n")
     with pytest.raises(InvalidArguments, match="all=true, or add the heading"):
