@@ -68,6 +68,15 @@ def test_each_docs_call_is_a_new_caller(tiers):
     assert store.docs() is not store.docs()
 
 
+def test_a_named_callers_writes_follow_a_changed_local_dir(tiers, tmp_path):
+    store = _store(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    store.docs_for("user").write_doc("notes", body="# Notes\n")
+    moved = tmp_path / "moved-docs"
+    store.docs_local_dir = str(moved)  # %config DocStore.docs_local_dir = ... in the kernel
+    store.docs_for("user").write_doc("later", body="# Later\n")
+    assert (moved / "later.md").read_text() == "# Later\n"
+    assert not (tiers.local / "later.md").exists()
+
 def _shared_file(home: Path, text: str, suffix: str = ".json") -> Path:
     """The one shared config file, in the user's Jupyter config directory."""
     path = home / ".jupyter" / f"{CONFIG_NAME}{suffix}"
