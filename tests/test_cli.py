@@ -99,6 +99,14 @@ def test_usage_mistakes_exit_2_with_usage(tiers):
     assert two_stdin.returncode == 2
 
 
+def test_two_text_options_reading_stdin_are_refused_and_nothing_is_written(tiers):
+    done = _run(
+        "write", "flatfield", "--old-file", "-", "--new-file", "-", *_tier_args(tiers), stdin="Step one."
+    )
+    assert done.returncode == 2
+    assert "Only one of the --*-file options can be '-' (stdin)." in done.stderr
+    assert not (tiers.local / "flatfield.md").exists()  # no local copy with "Step one." cut out
+
 def test_console_script_is_installed(tiers):
     done = subprocess.run(
         [
