@@ -132,6 +132,24 @@ def test_sections_outlines_and_search_in_the_notebooks_words(kernel, module_tier
     assert "%read_doc lab/steps# lists all 3 sections" in missing.error["evalue"]
 
 
+def test_a_search_query_loses_its_quotes_only_when_they_are_a_matching_pair(kernel):
+    paired = kernel.run('%search_docs "uneven illumination"')
+    assert paired.error is None, paired.error
+    (plain,) = paired.data("text/plain")
+    assert "for 'uneven illumination' (literal, case-insensitive)" in plain
+    unpaired = kernel.run("%search_docs \"uneven illumination'")
+    assert unpaired.error is None, unpaired.error
+    (plain,) = unpaired.data("text/plain")
+    assert plain.startswith("No line matches '\"uneven illumination\\'' (literal, case-insensitive)")
+
+
+def test_if_match_without_a_sha_is_a_usage_error_not_a_crash(kernel, module_tiers):
+    for code in ("%%write_doc lab/guarded --if-match\n# Guarded\n", "%restore_doc flatfield 1 --if-match"):
+        result = kernel.run(code)
+        assert result.error["ename"] == "UsageError", result.error
+        assert "--if-match needs the sha256 of the text the write is based on." in result.error["evalue"]
+    assert not (module_tiers.local / "lab" / "guarded.md").exists()
+
 def test_refusal_is_a_usage_error_one_liner_with_the_store_message(kernel):
     result = kernel.run("%read_doc flatfeld")
     assert result.error["ename"] == "UsageError"
