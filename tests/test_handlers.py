@@ -489,6 +489,14 @@ async def test_sections_outlines_collections_and_search_as_json_for_a_ui(jp_fetc
     assert (await _api(jp_fetch, "search", q="x", regex="maybe")).code == 400
 
 
+async def test_the_search_route_reads_regex_as_1_or_true_and_0_or_false(jp_fetch, server_tiers):
+    for on in ("1", "true", "True"):
+        found = await _json(await _api(jp_fetch, "search", q=r"uneven \w+ination", regex=on))
+        assert (found["regex"], found["matching_lines"]) == (True, 1), on
+    for off in ("0", "false", ""):
+        found = await _json(await _api(jp_fetch, "search", q=r"uneven \w+ination", regex=off))
+        assert (found["regex"], found["matching_lines"]) == (False, 0), off
+
 # -- history, restore, retire, drop ------------------------------------------------------------------
 
 
