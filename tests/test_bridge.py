@@ -101,16 +101,18 @@ def test_an_answer_from_a_peer_of_another_protocol_says_which_side_to_upgrade():
 
 
 def test_a_protocol_mismatch_names_the_older_side_as_the_one_to_upgrade():
-    newer = json.dumps({"protocol": wire.PROTOCOL + 1, "version": "9.0", "session": "s", "operation": "index"})
+    request = {"session": "s", "operation": "index", "arguments": {}}
+    newer = json.dumps({**request, "protocol": wire.PROTOCOL + 1, "version": "9.0"})
     with pytest.raises(BridgeMismatch, match="Upgrade the one on this side "):
         wire.parse_request(newer)
-    older = json.dumps({"protocol": wire.PROTOCOL - 1, "version": "0.1", "session": "s", "operation": "index"})
+    older = json.dumps({**request, "protocol": wire.PROTOCOL - 1, "version": "0.1"})
     with pytest.raises(BridgeMismatch, match="Upgrade the one on the MCP server's side "):
         wire.parse_request(older)
     with pytest.raises(BridgeMismatch, match="Upgrade the one on the kernel's side "):
         wire.parse_answer(json.dumps({"protocol": wire.PROTOCOL - 1, "ok": True, "value": None}))
     with pytest.raises(BridgeMismatch, match="Upgrade the one on this side "):
         wire.parse_answer(json.dumps({"protocol": wire.PROTOCOL + 1, "ok": True, "value": None}))
+
 
 @pytest.fixture
 def anyio_backend():

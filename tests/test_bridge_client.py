@@ -182,9 +182,9 @@ async def test_a_write_that_times_out_says_it_may_still_land_and_it_does(module_
     client = KernelDocsClient(kernel_args=_store_args(module_tiers), call_timeout=2.0)
     try:
         assert isinstance(await client.call("index"), IndexView)  # started: the timeout is the write's
-        with TierLock(str(module_tiers.local / ".lock"), 1.0).held():  # the kernel's write waits on it
-            with pytest.raises(KernelUnavailable) as timed_out:
-                await client.call("write_doc", id="lab/late", body="# Late\n")
+        lock = TierLock(str(module_tiers.local / ".lock"), 1.0)  # the kernel's write waits on it
+        with lock.held(), pytest.raises(KernelUnavailable) as timed_out:
+            await client.call("write_doc", id="lab/late", body="# Late\n")
         assert str(timed_out.value).startswith("The kernel did not answer write_doc within 2 s")
         assert str(timed_out.value).endswith(
             "A write_doc that timed out may still land: read_doc before retrying."

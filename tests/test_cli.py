@@ -107,6 +107,7 @@ def test_two_text_options_reading_stdin_are_refused_and_nothing_is_written(tiers
     assert "Only one of the --*-file options can be '-' (stdin)." in done.stderr
     assert not (tiers.local / "flatfield.md").exists()  # no local copy with "Step one." cut out
 
+
 def test_console_script_is_installed(tiers):
     done = subprocess.run(
         [

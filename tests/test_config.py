@@ -77,6 +77,7 @@ def test_a_named_callers_writes_follow_a_changed_local_dir(tiers, tmp_path):
     assert (moved / "later.md").read_text() == "# Later\n"
     assert not (tiers.local / "later.md").exists()
 
+
 def _shared_file(home: Path, text: str, suffix: str = ".json") -> Path:
     """The one shared config file, in the user's Jupyter config directory."""
     path = home / ".jupyter" / f"{CONFIG_NAME}{suffix}"

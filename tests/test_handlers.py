@@ -497,6 +497,7 @@ async def test_the_search_route_reads_regex_as_1_or_true_and_0_or_false(jp_fetch
         found = await _json(await _api(jp_fetch, "search", q=r"uneven \w+ination", regex=off))
         assert (found["regex"], found["matching_lines"]) == (False, 0), off
 
+
 # -- history, restore, retire, drop ------------------------------------------------------------------
 
 

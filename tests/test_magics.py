@@ -102,6 +102,7 @@ def test_a_version_holding_a_code_block_stays_inside_its_own_fence(kernel, modul
     body = markdown.split("\n\n", 1)[1]
     assert body == "````markdown\n# Fenced\n\n```python\nprint('hi')\n```\n\nAfter the block.\n````"
 
+
 def test_sections_outlines_and_search_in_the_notebooks_words(kernel, module_tiers):
     module_tiers.ship("lab/steps", "# Steps doc\n\n## Steps\n\n### Confirm input\nShow it; raise KeyError.\n")
     module_tiers.ship("lab/other", "# Other\n\nNothing here.\n")
@@ -149,6 +150,7 @@ def test_if_match_without_a_sha_is_a_usage_error_not_a_crash(kernel, module_tier
         assert result.error["ename"] == "UsageError", result.error
         assert "--if-match needs the sha256 of the text the write is based on." in result.error["evalue"]
     assert not (module_tiers.local / "lab" / "guarded.md").exists()
+
 
 def test_refusal_is_a_usage_error_one_liner_with_the_store_message(kernel):
     result = kernel.run("%read_doc flatfeld")

@@ -267,6 +267,7 @@ def test_an_export_of_the_procedures_says_all_would_take_their_linked_docs_and_a
     assert "reads them with read_doc):\n" in text(every)
     assert "exports them too" not in text(every)
 
+
 def test_export_refuses_an_index_without_procedures_and_a_directory_inside_the_docs(tiers, out):
     tiers.put_local("index", "# Docs\n\n## Lab\n- flatfield: x\n")
     with pytest.raises(InvalidArguments, match="all=true, or add the heading"):
