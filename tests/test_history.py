@@ -493,12 +493,27 @@ def test_restore_is_guarded_like_a_body_write(tiers):
     assert tiers.local_text("notes") == "# Notes\n\nfirst\n"
 
 
-@pytest.mark.parametrize("version", [0, -1, "x", "v", True, 1.5])
+@pytest.mark.parametrize("version", [0, -1, "x", "v", True, 1.5, "v\u0661", "\u00b2", 10**9, "1" * 10])
 def test_a_version_that_is_not_a_number_is_refused(tiers, version):
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
     with pytest.raises(InvalidArguments, match="a number such as 12"):
         docs.restore_doc("notes", version)
+
+
+def test_a_version_names_the_kept_version_before_it_and_the_first_names_none(tiers):
+    docs = _docs(tiers)
+    for word in ("one", "two", "three"):
+        docs.write_doc("notes", body=f"# Notes\n\n{word}\n")
+    assert [docs.read_doc(f"notes@v{n}").previous for n in (1, 2, 3)] == [None, 1, 2]
+
+
+def test_an_old_version_holding_the_current_text_is_not_the_current_version(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\nfirst\n")
+    docs.write_doc("notes", body="# Notes\n\nsecond\n")
+    docs.restore_doc("notes", 1)  # v3 holds v1's text again
+    assert [docs.read_doc(f"notes@v{n}").version.current for n in (1, 2, 3)] == [False, False, True]
 
 
 def test_restoring_the_index_is_one_call(tiers):
