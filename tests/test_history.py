@@ -600,6 +600,16 @@ def test_an_index_write_that_breaks_an_entry_line_says_which_and_still_writes(ti
     assert "- flatfield correct uneven illumination" in tiers.local_text("index")
 
 
+def test_a_dropped_entry_is_never_matched_to_the_line_of_a_longer_id_it_begins(tiers):
+    docs = _docs(tiers)
+    docs.write_doc(
+        "index", old="- stitch-tiles: assemble", new="- flatfield-3d: in stacks\n- stitch-tiles: assemble"
+    )
+    result = docs.write_doc("index", old="- flatfield: correct uneven illumination\n", new="")
+    assert [(e.id, e.line, e.text) for e in result.lost_entries] == [("flatfield", None, None)]
+    assert "The index no longer lists 'flatfield': its line is gone" in text(result)
+
+
 def test_an_index_write_that_drops_entries_names_them(tiers):
     docs = _docs(tiers)
     result = docs.write_doc(
