@@ -646,6 +646,16 @@ def test_retiring_a_shipped_doc_also_ignores_it(tiers):
     assert "stitch-tiles" not in [item.id for item in index.new_shipped]
 
 
+def test_retiring_a_local_doc_leaves_the_ignored_line_alone(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.retire_doc("notes")
+    index = docs.index()
+    assert index.ignored == ("old-method",)
+    assert "ignored: old-method\n" in tiers.local_text("index")
+    assert "notes" not in tiers.local_text("index")
+
+
 def test_drop_removes_a_local_copy_equal_to_shipped_and_the_history_keeps_it(tiers):
     docs = _docs(tiers, author=USER)
     shipped = (tiers.shipped / "flatfield.md").read_text()
@@ -675,6 +685,17 @@ def test_drop_refuses_a_copy_that_differs_and_a_doc_with_no_shipped_text(tiers):
         docs.drop_local_copy("data")
     assert (tiers.local / "flatfield.md").is_file()
     assert (tiers.local / "notes.md").is_file()
+
+
+def test_drop_is_guarded_by_if_match_like_any_write(tiers):
+    docs = _docs(tiers, author=USER)
+    shipped = (tiers.shipped / "flatfield.md").read_text()
+    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
+    docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
+    with pytest.raises(StaleWrite, match="has changed since"):
+        docs.drop_local_copy("flatfield", if_match=_sha("# an older text\n"))
+    assert tiers.local_text("flatfield") == shipped  # the copy is still there
+    assert docs.drop_local_copy("flatfield", if_match=_sha(shipped)).outcome == "removed"
 
 
 def test_what_a_process_knows_of_a_history_is_checked_against_later_versions(tiers):
