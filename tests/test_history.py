@@ -507,12 +507,27 @@ def test_restore_is_guarded_like_a_body_write(tiers):
     assert tiers.local_text("notes") == "# Notes\n\nfirst\n"
 
 
-@pytest.mark.parametrize("version", [0, -1, "x", "v", True, 1.5])
+@pytest.mark.parametrize("version", [0, -1, "x", "v", True, 1.5, "v\u0661", "\u00b2", 10**9, "1" * 10])
 def test_a_version_that_is_not_a_number_is_refused(tiers, version):
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
     with pytest.raises(InvalidArguments, match="a number such as 12"):
         docs.restore_doc("notes", version)
+
+
+def test_a_version_names_the_kept_version_before_it_and_the_first_names_none(tiers):
+    docs = _docs(tiers)
+    for word in ("one", "two", "three"):
+        docs.write_doc("notes", body=f"# Notes\n\n{word}\n")
+    assert [docs.read_doc(f"notes@v{n}").previous for n in (1, 2, 3)] == [None, 1, 2]
+
+
+def test_an_old_version_holding_the_current_text_is_not_the_current_version(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\nfirst\n")
+    docs.write_doc("notes", body="# Notes\n\nsecond\n")
+    docs.restore_doc("notes", 1)  # v3 holds v1's text again
+    assert [docs.read_doc(f"notes@v{n}").version.current for n in (1, 2, 3)] == [False, False, True]
 
 
 def test_restoring_the_index_is_one_call(tiers):
@@ -599,6 +614,16 @@ def test_an_index_write_that_breaks_an_entry_line_says_which_and_still_writes(ti
     assert "- flatfield correct uneven illumination" in tiers.local_text("index")
 
 
+def test_a_dropped_entry_is_never_matched_to_the_line_of_a_longer_id_it_begins(tiers):
+    docs = _docs(tiers)
+    docs.write_doc(
+        "index", old="- stitch-tiles: assemble", new="- flatfield-3d: in stacks\n- stitch-tiles: assemble"
+    )
+    result = docs.write_doc("index", old="- flatfield: correct uneven illumination\n", new="")
+    assert [(e.id, e.line, e.text) for e in result.lost_entries] == [("flatfield", None, None)]
+    assert "The index no longer lists 'flatfield': its line is gone" in text(result)
+
+
 def test_an_index_write_that_drops_entries_names_them(tiers):
     docs = _docs(tiers)
     result = docs.write_doc(
@@ -635,6 +660,16 @@ def test_retiring_a_shipped_doc_also_ignores_it(tiers):
     assert "stitch-tiles" not in [item.id for item in index.new_shipped]
 
 
+def test_retiring_a_local_doc_leaves_the_ignored_line_alone(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.retire_doc("notes")
+    index = docs.index()
+    assert index.ignored == ("old-method",)
+    assert "ignored: old-method\n" in tiers.local_text("index")
+    assert "notes" not in tiers.local_text("index")
+
+
 def test_drop_removes_a_local_copy_equal_to_shipped_and_the_history_keeps_it(tiers):
     docs = _docs(tiers, author=USER)
     shipped = (tiers.shipped / "flatfield.md").read_text()
@@ -664,6 +699,17 @@ def test_drop_refuses_a_copy_that_differs_and_a_doc_with_no_shipped_text(tiers):
         docs.drop_local_copy("data")
     assert (tiers.local / "flatfield.md").is_file()
     assert (tiers.local / "notes.md").is_file()
+
+
+def test_drop_is_guarded_by_if_match_like_any_write(tiers):
+    docs = _docs(tiers, author=USER)
+    shipped = (tiers.shipped / "flatfield.md").read_text()
+    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
+    docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
+    with pytest.raises(StaleWrite, match="has changed since"):
+        docs.drop_local_copy("flatfield", if_match=_sha("# an older text\n"))
+    assert tiers.local_text("flatfield") == shipped  # the copy is still there
+    assert docs.drop_local_copy("flatfield", if_match=_sha(shipped)).outcome == "removed"
 
 
 def test_what_a_process_knows_of_a_history_is_checked_against_later_versions(tiers):

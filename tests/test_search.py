@@ -131,6 +131,18 @@ def test_at_most_8_lines_a_doc_and_40_in_all_then_how_many_more(tiers):
     assert "32 more matches in 6 docs: narrow the query" in text(result)
 
 
+def test_counting_stops_at_10000_matching_lines_and_says_it_did(tiers):
+    tiers.put_local("index", "# I\n\n## P\n- doc-0: many\n- doc-1: one more\n")
+    tiers.ship("doc-0", "# Doc 0\n\n" + "needle\n" * 10_000)
+    tiers.ship("doc-1", "# Doc 1\n\nneedle\n")
+    result = search_docs(tiers.store(), "needle")
+    assert search_module.MAX_COUNTED_LINES == 10_000
+    assert (result.matching_lines, result.matching_docs, result.counted_all) == (10_000, 1, False)
+    tiers.ship("doc-0", "# Doc 0\n\n" + "needle\n" * 9_998)
+    result = search_docs(tiers.store(), "needle")
+    assert (result.matching_lines, result.matching_docs, result.counted_all) == (9_999, 2, True)
+
+
 def test_a_file_that_is_not_utf8_is_skipped_and_counted(tiers, store):
     tiers.put_local("flatfield", b"# Flatfield\n\nValueError \xff\xfe\n")
     result = search_docs(store, "ValueError")
@@ -201,6 +213,14 @@ def test_a_long_line_is_cut_around_its_first_match(tiers, store):
     assert line.text.endswith("…")
     start, end = line.spans[0]
     assert line.text[start:end] == "ValueError"
+
+
+def test_a_match_ending_at_the_cut_of_a_long_line_is_still_highlighted(tiers, store):
+    tiers.put_local("data", "# Data\n\nValueError" + "x" * 220 + "ValueError" + "y" * 300 + "\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert search_module.LINE_WIDTH == 240
+    assert line.text == "ValueError" + "x" * 220 + "ValueError…"
+    assert line.spans == ((0, 10), (230, 240))
 
 
 def test_an_id_both_listed_and_on_the_ignored_line_is_not_searched(tiers, store):

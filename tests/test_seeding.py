@@ -16,3 +16,14 @@ def test_a_reseeded_index_files_local_docs_back_up_to_exactly_the_cap(tiers):
     assert "- lab/n196: The lab's note number 196." in view.text
     assert "lab/n197" not in view.text
     assert "3 more could not be filed within the 200-entry cap; read them by id." in view.text
+
+
+def test_a_reseeded_index_files_back_only_local_only_docs_never_a_copy_of_a_shipped_one(tiers):
+    tiers.seed()
+    tiers.put_local("notes", "# Notes\n\nThe lab's own notes.\n")
+    tiers.put_local("old-method", "# Old method\n\nA local copy of a doc the seed ignores.\n")
+    (tiers.local / "index.md").unlink()
+    view = tiers.docs().index()
+    assert "- notes: The lab's own notes." in view.text
+    assert "- old-method:" not in view.text
+    assert view.ignored == ("old-method",)
