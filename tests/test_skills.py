@@ -13,7 +13,7 @@ import yaml
 from biopb_kernel_docs.core.errors import InvalidArguments
 from biopb_kernel_docs.core.index import parse_index
 from biopb_kernel_docs.core.ops import Docs
-from biopb_kernel_docs.core.skill_format import yaml_scalar
+from biopb_kernel_docs.core.skill_format import links_from_skills, name_problem, parse_skill, yaml_scalar
 from biopb_kernel_docs.core.skill_import import import_skills
 from biopb_kernel_docs.core.skills import RECORD_FILE, export_skills
 from biopb_kernel_docs.core.store import Store
@@ -424,3 +424,35 @@ def test_export_then_import_into_a_fresh_tier_gives_the_same_docs(tmp_path):
         assert after.text == before.text, item.id  # byte for byte: frontmatter, body and links
         assert imported_hooks[item.id] == hooks[item.id]
         assert (before.tier, after.tier) == ("shipped", "local")
+
+
+# -- the format's rules, one function at a time -----------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["stains-", "-stains", "stain--nuclei", "Stains", "x" * 65])
+def test_a_name_breaking_the_formats_rules_is_refused(name):
+    assert name_problem(name) is not None
+    assert not SPEC_NAME.fullmatch(name) or len(name) > 64  # the spec's own reading agrees
+
+
+@pytest.mark.parametrize("word", ["Yes", "NO", "True", "Null", "Off", "y"])
+def test_a_yaml_word_in_any_case_is_quoted_and_reads_back_as_text(word):
+    assert yaml.safe_load(f"description: {yaml_scalar(word)}") == {"description": word}
+
+
+def test_a_multiline_field_is_imported_as_one_line(tmp_path):
+    text = (
+        "---\nname: stains\ndescription: Stain nuclei.\nlicense: |\n  MIT\n  or Apache-2.0\n"
+        "metadata:\n  note: >-\n    two\n\n    paragraphs\n---\n# Stains\n"
+    )
+    parsed = parse_skill(text, "stains", yaml.safe_load)
+    assert parsed.fields == {"license": "MIT or Apache-2.0"}
+    assert parsed.metadata == {"note": "two paragraphs"}
+
+
+def test_only_a_link_naming_the_skill_itself_becomes_a_doc_link():
+    ids = {"stains": "lab/stains"}
+    assert links_from_skills("[stains#Steps](../stains/SKILL.md)", ids) == "[[lab/stains#Steps]]"
+    assert links_from_skills("[stains](../stains/SKILL.md)", ids) == "[[lab/stains]]"
+    for other in ("[stains-extra](../stains/SKILL.md)", "[stainsfoo#x](../stains/SKILL.md)"):
+        assert links_from_skills(other, ids) == other
