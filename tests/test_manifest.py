@@ -60,6 +60,14 @@ def test_damaged_manifest_is_rebuilt_as_on_a_first_run(tiers):
     assert _manifest(tiers)["version"] == "1.0"
 
 
+@pytest.mark.parametrize("damaged", ["[]", '"1.0"', '{"version": "1.0", "hashes": {}, "changed": 3}'])
+def test_a_manifest_of_the_wrong_shape_is_rebuilt_as_on_a_first_run(tiers, damaged):
+    tiers.local.mkdir()
+    (tiers.local / MANIFEST_NAME).write_text(damaged)
+    assert changed_shipped_ids(tiers.store("1.1")) == frozenset()
+    assert _manifest(tiers)["version"] == "1.1"
+
+
 def test_a_first_read_with_no_local_tier_records_nothing(tiers):
     assert changed_shipped_ids(tiers.store("1.0")) == frozenset()
     assert not tiers.local.exists()
