@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from biopb_kernel_docs.core.errors import InvalidArguments
 from biopb_kernel_docs.core.review import ReviewedDocs
+from biopb_kernel_docs.core.values import FileChange, from_json, to_json
 from biopb_kernel_docs.surfaces import operations
 
 
@@ -92,3 +95,10 @@ def test_the_skills_operations_take_their_arguments_through_the_same_checks(
     assert str(caught.value).startswith(says)
     assert list(out.iterdir()) == []
     assert not tiers.local.exists()
+
+
+def test_a_value_from_a_peer_one_release_older_takes_the_defaults_of_its_new_fields():
+    change = FileChange("mine", None, "# Mine\n", None, "ab" * 32, "local", version=3)
+    data = to_json(change)
+    del data["version"]  # a field the older peer does not know
+    assert from_json(data) == dataclasses.replace(change, version=None)
