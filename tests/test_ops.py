@@ -684,3 +684,41 @@ def test_a_callers_own_writes_keep_what_it_remembers_current(tiers, docs):
     write(docs, "mine", old="third", new="fourth")
     write(docs, "mine", body="# Mine\n\nfifth\n")  # based on its own edit
     assert tiers.local_text("mine") == "# Mine\n\nfifth\n"
+
+
+def test_file_doc_files_a_local_only_doc_with_its_own_hook(tiers, docs):
+    tiers.seed()
+    tiers.put_local("my-stain", "# My stain\n\nHow I stain the nuclei.\n")
+    result = docs.file_doc("my-stain", "## Procedures")
+    assert result.outcome == "updated"
+    assert ("my-stain", "How I stain the nuclei.") in _entries(tiers)
+
+
+@pytest.mark.parametrize("heading", ["## Procedures", "Procedures"])
+def test_file_doc_says_the_heading_it_filed_under_once(tiers, docs, heading):
+    tiers.seed()
+    assert docs.file_doc("segment-nuclei", heading).filed_under == "## Procedures"
+
+
+def test_ignoring_an_ignored_doc_again_changes_nothing(tiers, docs):
+    tiers.seed()
+    docs.ignore_doc("segment-nuclei")
+    before = tiers.local_text("index")
+    assert docs.ignore_doc("segment-nuclei").outcome == "unchanged"
+    assert tiers.local_text("index") == before
+    assert before.count("segment-nuclei") == 1
+
+
+def test_an_update_diff_is_labelled_before_and_a_first_copy_diff_shipped(tiers, docs):
+    tiers.seed()
+    tiers.put_local("mine", "# Mine\n\nold line\n")
+    updated = write(docs, "mine", body="# Mine\n\nnew line\n")
+    assert "a/mine.md (before)" in updated
+    assert "(shipped)" not in updated
+    shadowed = write(docs, "data", body="# Data, my way\n")
+    assert "a/data.md (shipped)" in shadowed
+
+
+def test_a_section_of_only_spaces_reads_the_outline(tiers, docs):
+    tiers.put_local("mine", "# Mine\n\n## Steps\n\nOne.\n")
+    assert read(docs, "mine#   ") == read(docs, "mine#")
