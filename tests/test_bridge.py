@@ -182,3 +182,31 @@ async def test_a_receive_waits_its_timeout_in_seconds(slow_channel):
     with anyio.fail_after(20):
         asked = await slow_channel.send(wire.request_frame("s", "read_doc", {"id": "data"}))
         assert wire.parse_answer(await slow_channel.receive(asked, 10)).id == "data"
+
+
+@pytest.mark.anyio
+async def test_a_message_over_64_mib_is_dropped_before_the_channel_reads_it(doc_store, monkeypatch):
+    from biopb_kernel_docs.bridge import channel as channel_module
+
+    assert channel_module.MAX_MESSAGE_BYTES == 64 * 1024 * 1024
+    seen: list[int] = []
+
+    def recording(frame):
+        seen.append(len(frame or ""))
+        return dispatch(doc_store, frame)
+
+    key = b"a-size-key"
+    monkeypatch.setattr(channel_module, "_server_endpoint", None)  # a server thread of this test's own
+    endpoint = start_server(key, "hmac-sha256", recording)
+    big, small = Channel(endpoint, key, "hmac-sha256"), Channel(endpoint, key, "hmac-sha256")
+    try:
+        with anyio.fail_after(30):
+            oversized = await big.send("x" * (channel_module.MAX_MESSAGE_BYTES + 1024))
+            with pytest.raises(Empty):
+                await big.receive(oversized, 2)
+            good = await small.send(wire.request_frame("s", "read_doc", {"id": "data"}))
+            assert wire.parse_answer(await small.receive(good, 5)).id == "data"
+        assert all(size < channel_module.MAX_MESSAGE_BYTES for size in seen), seen
+    finally:
+        big.close()
+        small.close()

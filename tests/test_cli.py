@@ -403,6 +403,12 @@ def test_skills_export_check_and_import_from_the_command_line(tiers, tmp_path):
     assert f"to {out}: 2 created.\n  created flatfield\n  created stitch-tiles\n" in done.stdout
     assert "--all exports them too" not in done.stdout  # no link leaves the procedures here
     assert _run("skills", "export", str(out), "--check", *_tier_args(tiers)).returncode == 0
+    shipped_flatfield = (tiers.shipped / "flatfield.md").read_text()
+    tiers.put_local("flatfield", shipped_flatfield + "\nOne more step.\n")
+    updated = _run("skills", "export", str(out), "--check", *_tier_args(tiers))
+    assert updated.returncode == 1, updated.stdout  # an export that would update a skill is a change too
+    assert "would update 1, leave 1 unchanged" in updated.stdout
+    (tiers.local / "flatfield.md").unlink()
     other = ["--shipped-dir", str(tiers.shipped), "--docs-local-dir", str(tmp_path / "other")]
     imported = _run("skills", "import", str(out), "--prefix", "lab/", "--heading", "## Lab", *other)
     assert imported.returncode == 0, imported.stderr

@@ -141,3 +141,39 @@ def test_doctor_creates_nothing_and_prints_no_kernel_warning_a_user_cannot_act_o
     assert not tiers.local.exists()
     assert "without encryption" not in done.stdout + done.stderr
     assert done.stderr == ""
+
+
+def test_a_panel_re_enabled_in_page_config_is_not_reported_disabled(tmp_path, monkeypatch):
+    from biopb_kernel_docs.surfaces import doctor
+
+    config = tmp_path / "config"
+    (config / "labconfig").mkdir(parents=True)
+    page_config = config / "labconfig" / "page_config.json"
+    page_config.write_text(json.dumps({"disabledExtensions": {doctor.LABEXTENSION: False}}))
+    monkeypatch.setenv("JUPYTER_CONFIG_DIR", str(config))
+    assert doctor._panel().ok, doctor._panel().detail
+    page_config.write_text(json.dumps({"disabledExtensions": {doctor.LABEXTENSION: True}}))
+    check = doctor._panel()
+    assert not check.ok
+    assert check.detail == f"disabled in {page_config}"
+
+
+def test_a_failed_kernel_check_shows_the_last_five_lines_the_kernel_printed():
+    import tempfile
+
+    from biopb_kernel_docs.surfaces.doctor import _kernel_stderr
+
+    with tempfile.TemporaryFile("w+b") as stderr:
+        stderr.write(b"\n".join(f"line {n}".encode() for n in range(1, 9)) + b"\n")
+        said = _kernel_stderr(stderr)
+    assert said == "; the kernel said: line 4 / line 5 / line 6 / line 7 / line 8"
+
+
+def test_the_report_counts_one_failed_check_in_the_singular_and_two_in_the_plural():
+    from biopb_kernel_docs.surfaces.doctor import Check, report
+
+    one = report([Check("panel", False, "missing", "fix it"), Check("kernel", True, "fine")])
+    assert one.splitlines()[-1] == "1 check failed"
+    two = report([Check("panel", False, "missing"), Check("kernel", False, "gone")])
+    assert two.splitlines()[-1] == "2 checks failed"
+    assert report([Check("kernel", True, "fine")]).splitlines()[-1] == "all checks passed"

@@ -377,6 +377,13 @@ async def test_edits_on_disk_are_pushed_as_events(jp_fetch, jp_serverapp, server
     data = await _event_where(jp_serverapp, edit_on_disk, lambda d: "lab/planned" in d["ids"])
     assert data["what"] == "doc"
 
+    def edit_the_index_in_place():  # index.md alone moves: its directory's mtime does not
+        path = server_tiers.local / "index.md"
+        path.write_text(path.read_text().replace("the agent will write", "the agent wrote"))
+
+    data = await _event_where(jp_serverapp, edit_the_index_in_place, lambda d: d["ids"] == ["index"])
+    assert data["what"] == "index"  # the panel reloads the index, not one doc
+
 
 @pytest.mark.parametrize("jp_server_config", [{"poll_seconds": 3600}], indirect=True)
 async def test_a_write_through_the_api_is_pushed_at_once(jp_fetch, jp_serverapp):
@@ -661,3 +668,15 @@ async def test_a_retire_through_the_api_is_pushed_at_once(jp_fetch, jp_serverapp
 
     assert "flatfield" in parse_index(server_tiers.local_text("index")).ignored
     assert len(data["index_sha256"]) == 64
+
+
+def test_the_connect_command_quotes_a_connection_file_whose_path_has_spaces():
+    import shlex
+
+    from biopb_kernel_docs.surfaces.connect import connect_config
+
+    path = "/home/a user/.local/share/jupyter/runtime/kernel-1 (copy).json"
+    config = connect_config(path)
+    argv = shlex.split(config["claude"])
+    assert argv[-2:] == ["--existing", path]
+    assert config["json"]["mcpServers"]["biopb-docs"]["args"][-2:] == ["--existing", path]

@@ -126,3 +126,19 @@ def test_the_notebooks_stale_tail_names_the_diff_magic_of_each_copy(tiers):
     tiers.ship("data", "# Data\n\nRevised in 1.1.\n")
     shown = index_markdown(tiers.docs("1.1").index())
     assert "- **data**: Revised in 1.1. (`%read_doc data@diff`)" in shown
+
+
+def test_the_notebooks_index_header_says_read_only_only_for_the_shipped_index(tiers):
+    from biopb_kernel_docs.core.ops import Docs
+    from biopb_kernel_docs.core.store import Store
+    from biopb_kernel_docs.text.notebook import index_markdown
+
+    blocker = tiers.local.parent / "blocker"
+    blocker.write_text("a file where the local directory should be")
+    unwritable = Docs(Store(tiers.shipped, blocker / "docs", "1")).index()
+    shipped = index_markdown(unwritable).splitlines()[0]
+    assert shipped.endswith("· the shipped index, read-only")
+    view = tiers.docs().index()
+    local = index_markdown(view).splitlines()[0]
+    assert "read-only" not in local
+    assert local.endswith(f"· `{view.path}`")

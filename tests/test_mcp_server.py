@@ -829,3 +829,19 @@ async def test_each_tool_is_annotated_read_only_exactly_when_its_operation_write
     assert (hints["read_doc"], hints["search_docs"]) == (True, True)
     assert (hints["write_doc"], hints["restore_doc"]) == (False, False)  # a host asks before these
     assert hints == {name: not OPERATIONS[name].writes for name in hints}
+
+
+async def test_the_in_process_servers_own_index_reads_never_vouch_for_the_agents_stale_write(tiers):
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.core.errors import StaleWrite
+    from biopb_kernel_docs.surfaces.config import DocStore
+
+    client = InProcessDocsClient(DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped)))
+    await client.call("read_doc", id="index")  # the agent's read
+    shipped_index = (tiers.shipped / "index.md").read_text()
+    tiers.local.mkdir(parents=True, exist_ok=True)
+    (tiers.local / "index.md").write_text(shipped_index + "- user-added: a line the agent never read\n")
+    await client.call("index", as_session="watch-server")  # the server's own re-read, as the watcher does
+    with pytest.raises(StaleWrite):
+        await client.call("write_doc", id="index", body=shipped_index)
+    assert "user-added" in (tiers.local / "index.md").read_text()

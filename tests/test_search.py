@@ -138,9 +138,11 @@ def test_counting_stops_at_10000_matching_lines_and_says_it_did(tiers):
     result = search_docs(tiers.store(), "needle")
     assert search_module.MAX_COUNTED_LINES == 10_000
     assert (result.matching_lines, result.matching_docs, result.counted_all) == (10_000, 1, False)
+    assert text(result).startswith("at least 10000 matching lines in 1 docs")
     tiers.ship("doc-0", "# Doc 0\n\n" + "needle\n" * 9_998)
     result = search_docs(tiers.store(), "needle")
     assert (result.matching_lines, result.matching_docs, result.counted_all) == (9_999, 2, True)
+    assert text(result).startswith("9999 matching lines in 2 docs")
 
 
 def test_a_file_that_is_not_utf8_is_skipped_and_counted(tiers, store):
@@ -230,3 +232,9 @@ def test_an_id_both_listed_and_on_the_ignored_line_is_not_searched(tiers, store)
     result = search_docs(store, "ValueError")
     assert "old-method" not in ids(result)
     assert ids(result) == ["data", "flatfield", "lab/notes", "_promoted"]
+
+
+def test_the_search_tools_description_states_the_caps_search_applies():
+    from biopb_kernel_docs.text.tools import SEARCH_DOCS_DESCRIPTION
+
+    assert f"at most {LINES_PER_DOC} lines a doc and {LINES_IN_ALL} in all" in SEARCH_DOCS_DESCRIPTION
