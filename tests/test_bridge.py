@@ -100,6 +100,16 @@ def test_an_answer_from_a_peer_of_another_protocol_says_which_side_to_upgrade():
         wire.parse_answer(json.dumps({"ok": True, "result": "old format"}))
 
 
+def test_a_peer_whose_frames_carry_no_protocol_is_reported_as_protocol_1_of_an_older_version():
+    # the first release's frames had no protocol field: the message must not claim ours
+    with pytest.raises(BridgeMismatch) as answer:
+        wire.parse_answer(json.dumps({"ok": True, "result": "old format"}))
+    assert "protocol 1, version older on the kernel's side" in str(answer.value)
+    with pytest.raises(BridgeMismatch) as request:
+        wire.parse_request(json.dumps({"session": "s", "operation": "index", "arguments": {}}))
+    assert "protocol 1, version older on the MCP server's side" in str(request.value)
+
+
 def test_a_protocol_mismatch_names_the_older_side_as_the_one_to_upgrade():
     request = {"session": "s", "operation": "index", "arguments": {}}
     newer = json.dumps({**request, "protocol": wire.PROTOCOL + 1, "version": "9.0"})

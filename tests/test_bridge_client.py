@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,5 +192,73 @@ async def test_a_write_that_times_out_says_it_may_still_land_and_it_does(module_
             "A write_doc that timed out may still land: read_doc before retrying."
         )
         await _until(lambda: (module_tiers.local / "lab/late.md").is_file())
+    finally:
+        await client.close()
+
+
+OUTLIVING_KERNEL_SCRIPT = """
+import subprocess, sys
+from biopb_kernel_docs.bridge.client import _filtered_stderr
+stderr = _filtered_stderr()
+kernel = subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(60)"], stdout=subprocess.DEVNULL, stderr=stderr
+)
+print(kernel.pid, flush=True)
+"""
+
+
+def test_a_kernel_still_running_never_holds_up_the_exit_of_the_process_that_started_it():
+    # the stderr forwarder reads until the kernel closes its end; the process must not wait for it
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", OUTLIVING_KERNEL_SCRIPT], capture_output=True, text=True, timeout=50
+    )
+    took = time.monotonic() - started
+    os.kill(int(done.stdout.split()[0]), signal.SIGKILL)
+    assert done.returncode == 0, done.stderr
+    assert took < 30, f"the process took {took:.0f} s to exit: it waited on the kernel's stderr"
+
+
+async def test_a_kernel_of_its_own_gives_the_client_a_subshell_at_the_first_request(module_tiers, caplog):
+    # a subshell asked for before the kernel's main shell is up is never answered (ipykernel 7.4):
+    # the client then warns and falls back to the main shell, which a running cell blocks
+    client = KernelDocsClient(kernel_args=_store_args(module_tiers), call_timeout=CALL_TIMEOUT_SECONDS)
+    try:
+        with caplog.at_level("WARNING", logger=bridge_client.log.name):
+            assert isinstance(await client.call("index"), IndexView)
+        assert client.has_subshells
+        assert client._subshell is not None
+        assert not caplog.records, [record.getMessage() for record in caplog.records]
+    finally:
+        await client.close()
+
+
+async def test_a_read_whose_kernel_dies_twice_fails_with_kernel_died_after_one_retry(tmp_path):
+    # the first read seeds the local tier under its lock: held here, each kernel waits on it
+    tiers = build_tiers(tmp_path)
+    tiers.local.mkdir()
+    client = KernelDocsClient(kernel_args=_store_args(tiers), call_timeout=CALL_TIMEOUT_SECONDS)
+    outcome: list[object] = []
+
+    async def read() -> None:
+        try:
+            outcome.append(await client.call("index"))
+        except Exception as err:
+            outcome.append(err)
+
+    lock_path = tiers.local / ".lock"
+    try:
+        with TierLock(str(lock_path), 1.0).held():
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(read)
+                killed: list[int] = []
+                for _ in range(2):
+                    await _until(lambda: client._manager is not None and _pid(client) not in killed)
+                    await _until(lambda: _holds_open(_pid(client), lock_path), within=CALL_TIMEOUT_SECONDS)
+                    killed.append(_pid(client))
+                    await _kill(killed[-1])
+                await _until(lambda: bool(outcome), within=CALL_TIMEOUT_SECONDS + 30)
+        assert isinstance(outcome[0], KernelDied), outcome[0]
+        assert "died" in str(outcome[0])
     finally:
         await client.close()

@@ -162,6 +162,17 @@ def test_the_unmarked_quote_must_still_match_exactly_once():
         replace_in_index(text_, "- a: x (missing)", "- a: z")
 
 
+def test_a_marked_quote_absent_either_way_is_judged_as_quoted_not_as_unmarked():
+    # Without its marker the quote would match once whitespace is ignored; with it, it would not:
+    # the refusal speaks of the quote as the agent sent it and sends it back to the index.
+    with pytest.raises(EditRefused) as refused:
+        replace_in_index("- a:  x\n", "- a: x (missing)", "- a: z")
+    assert str(refused.value) == (
+        "old was not found in 'index', so nothing was written. "
+        'read_doc("index") shows the current text; copy old from it exactly.'
+    )
+
+
 def test_markers_are_only_dropped_from_other_docs_than_the_index(tiers, docs):
     tiers.put_local("notes", "# Notes\n\n- ghost: planned\n")
     with pytest.raises(EditRefused, match="was not found in 'notes'"):

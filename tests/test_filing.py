@@ -105,6 +105,17 @@ def test_the_shipped_seed_index_files_a_new_procedure_under_procedures(tmp_path)
     assert "## Unfiled" not in index
 
 
+def test_an_unfiled_heading_on_the_first_line_is_quoted_from_there():
+    # The texts part at their first line, which the quote then has to start with.
+    filed = file_entry(parse_index("## Unfiled\n\n## Procs\n- x: one\n- y: two\n"), "lab/new", "the new doc")
+    assert filed == "## Unfiled\n- lab/new: the new doc\n\n## Procs\n- x: one\n- y: two\n"
+    move = filing_move(filed, "lab/new")
+    assert move is not None
+    assert (move.heading, move.removes_unfiled) == ("## Procs", True)
+    assert move.old == "## Unfiled\n- lab/new: the new doc\n\n## Procs\n- x: one\n- y: two"
+    assert move.new == "## Procs\n- x: one\n- y: two\n- lab/new: the new doc"
+
+
 # -- any index shape: the proposed edit lands and moves exactly the one line -----------------------
 
 sections = st.lists(

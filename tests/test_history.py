@@ -687,6 +687,26 @@ def test_drop_removes_a_local_copy_equal_to_shipped_and_the_history_keeps_it(tie
     assert "Step one, mine." in tiers.local_text("flatfield")
 
 
+def test_a_copy_made_after_a_drop_and_a_new_release_keeps_the_new_shipped_text_as_the_next_version(tiers):
+    docs = _docs(tiers, author=USER)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
+    docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
+    docs.drop_local_copy("flatfield")  # v4: the id reads the shipped text again
+    released = (tiers.shipped / "flatfield.md").read_text() + "\nA release added this.\n"
+    tiers.ship("flatfield", released)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, again.")
+    versions = list(reversed(docs.read_doc("flatfield@history").versions))
+    assert [(v.number, v.author.surface) for v in versions] == [
+        (1, "shipped"),
+        (2, "magic"),
+        (3, "magic"),
+        (4, "magic"),
+        (5, "shipped"),
+        (6, "magic"),
+    ]
+    assert docs.read_doc("flatfield@v5").text == released
+
+
 def test_drop_refuses_a_copy_that_differs_and_a_doc_with_no_shipped_text(tiers):
     docs = _docs(tiers)
     docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from biopb_kernel_docs.core.blame import Blame
+from biopb_kernel_docs.core.blame import Blame, opcodes
 from biopb_kernel_docs.core.errors import InvalidArguments
 from biopb_kernel_docs.core.review import ReviewedDocs
 from biopb_kernel_docs.core.store import Store
@@ -120,6 +120,16 @@ def test_a_deletion_is_attributed_to_the_version_that_deleted(tiers):
     assert hunk.versions == (2,)
 
 
+def test_a_hunk_header_names_the_first_changed_line_of_each_side_and_how_many_changed(tiers):
+    # The panel reads these ranges (mergeview.ts hunkRanges): 1-based, no context in the counts.
+    docs = _docs(tiers, USER)
+    docs.write_doc("notes", body=BODY)
+    docs.mark_reviewed("notes", _item(docs, "notes").sha256)
+    docs.write_doc("notes", old="alpha\n", new="alpha\nalpha two\n")
+    docs.write_doc("notes", old="kappa\n", new="kappa, changed\n")
+    assert [hunk.header for hunk in _item(docs, "notes").hunks] == ["@@ -4,0 +4,1 @@", "@@ -12,1 +13,1 @@"]
+
+
 def test_an_outside_edit_shows_as_such_in_the_review(tiers):
     docs = _docs(tiers, USER)
     docs.write_doc("notes", body=BODY)
@@ -169,3 +179,10 @@ def test_blame_carries_origins_through_unrelated_edits():
     assert blame.origins == [2, None, 1]
     assert blame.versions_in(3, 3) == (3,)  # the deletion of 'c' sits after the last line
     assert blame.versions_in(0, 1) == (2,)
+
+
+def test_opcodes_place_the_common_tail_at_its_own_lines_in_both_texts():
+    # The tail is matched before difflib runs; its span in the longer text starts where that text's
+    # tail starts, as difflib's own opcodes over the whole texts put it.
+    found = opcodes(["a\n", "b\n", "c\n"], ["a\n", "x\n", "y\n", "c\n"])
+    assert found == [("equal", 0, 1, 0, 1), ("replace", 1, 2, 1, 3), ("equal", 2, 3, 3, 4)]

@@ -225,6 +225,13 @@ def test_a_match_ending_at_the_cut_of_a_long_line_is_still_highlighted(tiers, st
     assert line.spans == ((0, 10), (230, 240))
 
 
+def test_a_match_near_the_end_of_a_long_line_shows_the_lines_last_240_characters(tiers, store):
+    tiers.put_local("data", "# Data\n\n" + "x" * 300 + "ValueError" + "y" * 10 + "\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert line.text == "…" + "x" * 220 + "ValueError" + "y" * 10  # no shorter than the width allows
+    assert line.spans == ((221, 231),)
+
+
 def test_an_id_both_listed_and_on_the_ignored_line_is_not_searched(tiers, store):
     tiers.put_local(
         "index", INDEX.replace("- flatfield:", "- old-method: listed by hand, and ignored\n- flatfield:")

@@ -13,12 +13,20 @@ import yaml
 from biopb_kernel_docs.core.errors import InvalidArguments
 from biopb_kernel_docs.core.index import parse_index
 from biopb_kernel_docs.core.ops import Docs
-from biopb_kernel_docs.core.skill_format import links_from_skills, name_problem, parse_skill, yaml_scalar
+from biopb_kernel_docs.core.skill_format import (
+    SkillProblem,
+    links_from_skills,
+    name_problem,
+    parse_skill,
+    yaml_scalar,
+)
 from biopb_kernel_docs.core.skill_import import import_skills
 from biopb_kernel_docs.core.skills import RECORD_FILE, export_skills
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.surfaces.settings import default_shipped_dir
+
+from .conftest import SEED_INDEX
 
 # The format's rules, written out here from its specification rather than imported from the code
 # under test: six top-level fields, a name of at most 64 characters of a-z, 0-9 and '-' (no leading,
@@ -450,9 +458,36 @@ def test_a_multiline_field_is_imported_as_one_line(tmp_path):
     assert parsed.metadata == {"note": "two paragraphs"}
 
 
+def test_a_compatibility_field_of_500_characters_imports_and_of_501_is_refused():
+    def text(compatibility: str) -> str:
+        return f"---\nname: stains\ndescription: x\ncompatibility: {compatibility}\n---\n# Stains\n"
+
+    assert parse_skill(text("c" * 500), "stains", yaml.safe_load).fields == {"compatibility": "c" * 500}
+    with pytest.raises(SkillProblem) as refused:
+        parse_skill(text("c" * 501), "stains", yaml.safe_load)
+    assert str(refused.value) == "Its compatibility: field is 501 characters; the format's limit is 500."
+
+
 def test_only_a_link_naming_the_skill_itself_becomes_a_doc_link():
     ids = {"stains": "lab/stains"}
     assert links_from_skills("[stains#Steps](../stains/SKILL.md)", ids) == "[[lab/stains#Steps]]"
     assert links_from_skills("[stains](../stains/SKILL.md)", ids) == "[[lab/stains]]"
     for other in ("[stains-extra](../stains/SKILL.md)", "[stainsfoo#x](../stains/SKILL.md)"):
         assert links_from_skills(other, ids) == other
+
+
+def test_a_collection_under_procedures_exports_every_doc_under_it(tiers, out):
+    tiers.put_local("protocols/bead-check", "# Bead check\n\nMeasure the PSF on beads.\n")
+    tiers.put_local("protocols/laser-power", "# Laser power\n\nRead the power at the objective.\n")
+    tiers.put_local(
+        "index", SEED_INDEX.replace("## Procedures\n", "## Procedures\n- protocols/: bench checks\n")
+    )
+    result = export_skills(tiers.docs(), str(out))
+    assert [(s.name, s.id, s.action) for s in result.skills] == [
+        ("protocols-bead-check", "protocols/bead-check", "created"),
+        ("protocols-laser-power", "protocols/laser-power", "created"),
+        ("flatfield", "flatfield", "created"),
+        ("stitch-tiles", "stitch-tiles", "created"),
+    ]
+    data = assert_valid_skill(out / "protocols-bead-check")
+    assert data["description"] == "Measure the PSF on beads."  # the collection lists the doc's own hook
