@@ -201,6 +201,16 @@ def test_hooks_are_cut_longest_first_and_room_left_by_a_cut_is_given_back_from_t
     assert [e.hook for e in shorten_hooks([a, b], 10)] == ["alpha beta gamma delta epsilon…", "one two three"]
 
 
+def test_a_cut_hook_is_given_back_when_the_total_then_equals_the_budget_exactly():
+    a = Entry("a", "alpha beta gamma delta epsilon zeta eta, theta", "## P")
+    b = Entry("b", "one two three, four five six seven eight nine", "## P")
+    # 76 = 108 - b's cut (32): a is cut first (longest line), b's cut is needed, then a's 7 come
+    # back and the lines total exactly the budget, which is still within it.
+    kept = shorten_hooks([a, b], 76)
+    assert [e.hook for e in kept] == [a.hook, "one two three"]
+    assert sum(len(line) + 1 for line in entry_lines(kept)) == 76
+
+
 def test_the_seed_as_shipped_reaches_a_2048_character_host_whole(tmp_path):
     index = rendered(SEED, tmp_path / "local")
     assert len(compose_instructions(index)) > 2048  # else this test pins nothing
