@@ -1,0 +1,296 @@
+"""Sample fresh mutants of the package and run the tests that reach each one (issue 20).
+
+A mutation run chosen by hand finds what its author thought of; this one draws its mutants at
+random, with a seed chosen before the run, from every site of the chosen folders, so a run can be
+repeated and nobody steers it away from the places the suite is weak. Each mutant is one change a
+real edit could make (mutation_sites.py lists the kinds).
+
+The tests run on a mutant are those whose coverage context reached its line, from a run of the
+whole suite under coverage with this configuration (``COVERAGE_RCFILE=rc coverage run -m pytest``,
+then ``coverage combine``)::
+
+    [run]
+    source = biopb_kernel_docs
+    parallel = true
+    data_file = /tmp/contexts/.coverage
+    dynamic_context = test_function
+    patch = subprocess
+
+A line that no test's context reached (a module's constant, run at import) takes the tests that
+reach any line of its module. Outside ``core/``, code also runs in kernels, servers and
+command-line processes, which coverage sees without a test's name: there the test modules that name
+the module run too. The module's own tests run first and the slow gates (procedures, install,
+browser, stress) only where nothing else reaches the line; ``-x`` stops at the first red test.
+
+Each worker mutates its own copy of the repository (a ``git worktree`` at ``--revision``), placed
+first on ``PYTHONPATH`` so the kernels and servers the tests start load the mutant too.
+
+    .venv/bin/pip install coverage
+    .venv/bin/python benchmarks/fresh_mutants.py --contexts /tmp/contexts/.coverage --count 60 \
+        --seed 20261207 --after 20261206
+
+prints a row a mutant (killed by which test, or SURVIVED) and the share killed. ``--after`` leaves
+out what earlier seeds drew, so a new sample holds no mutant a test was written against.
+Equivalent mutants (no behaviour any caller can see changes) are for a person to strike from the
+count afterwards, with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from mutation_sites import Mutant, apply, mutants_of
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "biopb_kernel_docs"
+DEFAULT_FOLDERS = ("core", "surfaces", "bridge", "text")
+
+# core code runs in the test's own process, where coverage names the test; the other folders run
+# in kernels, servers and command-line processes too, which coverage sees without a test's name
+IN_PROCESS = f"{PACKAGE}/core/"
+# ./dev in a copy of the repository reinstalls the shared venv's package from that copy
+NEVER_IN_A_COPY = ("tests/test_dev_script.py",)
+SLOW_TESTS = (
+    "tests/docs/",
+    "tests/test_install.py",
+    "tests/test_panel_browser.py",
+    "tests/test_bridge_stress.py",
+    "tests/test_history_crash.py",
+    "tests/test_bench_run.py",
+    "tests/test_mcp_inspector.py",
+    "tests/test_dev_script.py",
+)
+
+
+def _changed_line(mutant: Mutant) -> str:
+    source = (ROOT / mutant.path).read_text(encoding="utf-8")
+    changed = apply(source, mutant)
+    return changed.splitlines()[mutant.line - 1]
+
+
+def _node_id(context: str) -> str | None:
+    # coverage names a test by its dotted module path and function: tests.test_x.test_y
+    # (a method as tests.test_x.Class.test_y); pytest wants tests/test_x.py::test_y
+    parts = context.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module = ROOT.joinpath(*parts[:cut]).with_suffix(".py")
+        if module.is_file():
+            return f"{module.relative_to(ROOT)}::{'::'.join(parts[cut:])}"
+    return None
+
+
+class TestsReaching:
+    """Which tests reach a line, from a coverage run with test-function contexts."""
+
+    def __init__(self, data_file: Path) -> None:
+        from coverage import CoverageData
+
+        self.data = CoverageData(basename=str(data_file))
+        self.data.read()
+        self._by_file: dict[str, dict[int, list[str]]] = {}
+
+    def of(self, relative: str, line: int) -> list[str]:
+        """Node ids of the tests whose context reached the line."""
+        path = str(ROOT / relative)
+        if path not in self._by_file:
+            self._by_file[path] = self.data.contexts_by_lineno(path)
+        by_line = self._by_file[path]
+        # a line run at import (a module's constant) carries no test's name: the tests reaching any
+        # line of its module are the ones it can change
+        named = [context for context in by_line.get(line, []) if context]
+        contexts = named or [context for contexts in by_line.values() for context in contexts if context]
+        return sorted({node for context in contexts for node in [_node_id(context)] if node})
+
+
+def _quick_first(tests: list[str], relative: str) -> list[str]:
+    # the module's own tests first; the slow gates (procedures, install, browser, stress) only where
+    # nothing else reaches the line, so a surviving mutant does not rerun half the suite on one core
+    stem = Path(relative).stem
+    tests = [test for test in tests if not test.startswith(NEVER_IN_A_COPY)]
+    quick = [test for test in tests if not test.startswith(SLOW_TESTS)] or tests
+    return sorted(quick, key=lambda test: stem not in test.split("::")[0])
+
+
+def _modules_naming(relative: str) -> list[str]:
+    """The test modules named after the module, then those whose text names it."""
+    stem = Path(relative).stem
+    naming = []
+    for test_file in sorted(
+        (ROOT / "tests").rglob("test_*.py"), key=lambda path: path.stem != f"test_{stem}"
+    ):
+        if test_file.stem == f"test_{stem}" or re.search(
+            rf"\b{re.escape(stem)}\b", test_file.read_text(encoding="utf-8")
+        ):
+            naming.append(str(test_file.relative_to(ROOT)))
+    naming = [module for module in naming if not module.startswith(NEVER_IN_A_COPY)]
+    return [module for module in naming if not module.startswith(SLOW_TESTS)] or naming
+
+
+@dataclass
+class Outcome:
+    number: int
+    mutant: Mutant
+    verdict: str  # "killed", "SURVIVED", "SURVIVED (no test reaches it)"
+    by: str
+    tests_run: int
+    seconds: float
+
+
+class Worker:
+    """A copy of the repository that one mutant at a time is applied to."""
+
+    def __init__(self, number: int, scratch: Path, revision: str) -> None:
+        self.copy = scratch / f"worker-{number}"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", "-q", str(self.copy), revision], cwd=ROOT, check=True
+        )
+        for built in ("labextension", "seed"):
+            if (ROOT / PACKAGE / built).exists():
+                shutil.copytree(ROOT / PACKAGE / built, self.copy / PACKAGE / built, symlinks=True)
+
+    def run(self, mutant: Mutant, tests: list[str], timeout: float) -> tuple[str, str]:
+        target = self.copy / mutant.path
+        original = target.read_text(encoding="utf-8")
+        target.write_text(apply(original, mutant), encoding="utf-8")
+        try:
+            pytest = ["-m", "pytest", "-n", "0", "-x", "-q", "-p", "no:cacheprovider", "--timeout", "120"]
+            command = [sys.executable, *pytest, *tests]
+            env = {**os.environ, "PYTHONPATH": str(self.copy), "PYTHONDONTWRITEBYTECODE": "1"}
+            try:
+                done = subprocess.run(
+                    command, cwd=self.copy, env=env, capture_output=True, text=True, timeout=timeout
+                )
+            except subprocess.TimeoutExpired:
+                return "UNDECIDED", f"(its tests ran over {timeout:.0f} s)"
+            if done.returncode == 0:
+                return "SURVIVED", ""
+            if done.returncode == 5:
+                return "SURVIVED", "(no test collected)"
+            failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", done.stdout, flags=re.MULTILINE)
+            return "killed", failed[0] if failed else f"(exit {done.returncode})"
+        finally:
+            target.write_text(original, encoding="utf-8")
+            for cached in (target.parent / "__pycache__").glob(f"{target.stem}.*.pyc"):
+                cached.unlink()
+
+    def remove(self) -> None:
+        subprocess.run(["git", "worktree", "remove", "--force", str(self.copy)], cwd=ROOT, check=False)
+
+
+def _draw(sites: list[Mutant], seed: int, count: int) -> list[Mutant]:
+    chosen = random.Random(seed).sample(sites, min(count, len(sites)))
+    return sorted(chosen, key=lambda mutant: (mutant.path, mutant.start))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--contexts",
+        type=Path,
+        required=True,
+        help="combined coverage data of a suite run with test-function contexts",
+    )
+    parser.add_argument("--count", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--folders",
+        default=",".join(DEFAULT_FOLDERS),
+        help=f"package folders to draw from (default {','.join(DEFAULT_FOLDERS)})",
+    )
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=600, help="seconds for one mutant's tests")
+    parser.add_argument(
+        "--revision", default="HEAD", help="the commit whose tests judge the mutants (default HEAD)"
+    )
+    parser.add_argument("--list", action="store_true", help="print the drawn mutants and stop")
+    parser.add_argument(
+        "--after", default="", help="seeds of earlier runs (same --count) whose mutants this one leaves out"
+    )
+    parser.add_argument("--only", default="", help="run only these of the drawn mutants: 3,17,42")
+    args = parser.parse_args()
+
+    sites = [
+        mutant
+        for folder in args.folders.split(",")
+        for module in sorted((ROOT / PACKAGE / folder).glob("*.py"))
+        for mutant in mutants_of(module, ROOT)
+    ]
+    earlier = {
+        mutant
+        for seed in filter(None, args.after.split(","))
+        for mutant in _draw(sites, int(seed), args.count)
+    }
+    drawn = _draw([mutant for mutant in sites if mutant not in earlier], args.seed, args.count)
+    print(
+        f"{len(sites)} sites in {args.folders}; drew {len(drawn)} with seed {args.seed}"
+        + (f", none of the {len(earlier)} drawn by seeds {args.after}" if earlier else ""),
+        flush=True,
+    )
+    if args.list:
+        for number, mutant in enumerate(drawn, 1):
+            print(f"{number:3} {mutant.path}:{mutant.line} {mutant.description}")
+            print(f"      {_changed_line(mutant).strip()}")
+        return
+
+    numbered = list(enumerate(drawn, 1))
+    if args.only:
+        chosen = {int(number) for number in args.only.split(",")}
+        numbered = [(number, mutant) for number, mutant in numbered if number in chosen]
+    reaching = TestsReaching(args.contexts)
+    scratch = Path(tempfile.mkdtemp(prefix="fresh-mutants-"))
+    workers = [Worker(number, scratch, args.revision) for number in range(args.jobs)]
+    free = list(workers)
+    outcomes: list[Outcome] = []
+
+    def one(numbered_mutant: tuple[int, Mutant]) -> Outcome:
+        number, mutant = numbered_mutant
+        tests = _quick_first(reaching.of(mutant.path, mutant.line), mutant.path)
+        for module in _modules_naming(mutant.path):
+            if module not in tests and (not tests or not mutant.path.startswith(IN_PROCESS)):
+                tests.append(module)
+        if not tests:
+            return Outcome(number, mutant, "SURVIVED", "(no test reaches the line)", 0, 0.0)
+        worker = free.pop()
+        started = time.perf_counter()
+        try:
+            verdict, by = worker.run(mutant, tests, args.timeout)
+        finally:
+            free.append(worker)
+        outcome = Outcome(number, mutant, verdict, by, len(tests), time.perf_counter() - started)
+        print(f"{number:3} {verdict:8} {mutant.path}:{mutant.line} {mutant.description}  {by}", flush=True)
+        return outcome
+
+    try:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            outcomes = list(pool.map(one, numbered))
+    finally:
+        for worker in workers:
+            worker.remove()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+    print("\n| # | module:line | change | verdict | first red test | tests run | s |")
+    print("|---|---|---|---|---|---|---|")
+    for outcome in outcomes:
+        mutant = outcome.mutant
+        where = f"{mutant.path.removeprefix(PACKAGE + '/')}:{mutant.line}"
+        print(
+            f"| {outcome.number} | {where} | {mutant.description} "
+            f"| {outcome.verdict} | {outcome.by} | {outcome.tests_run} | {outcome.seconds:.0f} |"
+        )
+    killed = sum(outcome.verdict == "killed" for outcome in outcomes)
+    print(f"\nkilled {killed} of {len(outcomes)} ({100 * killed / len(outcomes):.0f} %)")
+
+
+if __name__ == "__main__":
+    main()
