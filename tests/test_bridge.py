@@ -73,11 +73,19 @@ def test_a_refusal_keeps_its_kind_and_its_next_step_across_the_wire(doc_store, t
         (wire.request_frame("s", "grep_docs", {"query": "x"}), InvalidArguments, "Unknown operation"),
         (wire.request_frame("s", "read_doc", {"id": 7}), InvalidArguments, "must be a string"),
         (wire.request_frame("s", "read_doc", {"doc": "x"}), InvalidArguments, "has no argument 'doc'"),
-        ("x" * (wire.MAX_FRAME_BYTES + 1), LimitExceeded, "the limit is 8 MiB"),
+        ("x" * (8 * 1024 * 1024 + 1), LimitExceeded, "the limit is 8 MiB"),  # the limit pinned at its value
     ],
 )
 def test_a_bad_request_gets_an_answer_saying_what_is_wrong(doc_store, frame, error, says):
     with pytest.raises(error, match=says):
+        wire.parse_answer(dispatch(doc_store, frame))
+
+
+def test_a_request_of_exactly_8_mib_is_not_refused_for_its_size(doc_store):
+    padding = 8 * 1024 * 1024 - len(wire.request_frame("s", "read_doc", {"id": "flatfield", "x": ""}))
+    frame = wire.request_frame("s", "read_doc", {"id": "flatfield", "x": "y" * padding})
+    assert len(frame) == 8 * 1024 * 1024
+    with pytest.raises(InvalidArguments, match="has no argument 'x'"):  # read past the size check
         wire.parse_answer(dispatch(doc_store, frame))
 
 

@@ -262,3 +262,25 @@ async def test_a_read_whose_kernel_dies_twice_fails_with_kernel_died_after_one_r
         assert "died" in str(outcome[0])
     finally:
         await client.close()
+
+
+FORWARDED_STDERR_SCRIPT = """
+import os, subprocess, sys, threading
+from biopb_kernel_docs.bridge.client import UNACTIONABLE_KERNEL_WARNINGS, _filtered_stderr
+stderr = _filtered_stderr()
+said = "import sys; sys.stderr.write(sys.argv[1] + '\\\\n' + sys.argv[2] + '\\\\n')"
+warning = UNACTIONABLE_KERNEL_WARNINGS[0].decode()
+subprocess.run([sys.executable, "-c", said, warning, "a traceback the user must see"], stderr=stderr)
+os.close(stderr)
+for thread in threading.enumerate():
+    if thread.name == "kernel-stderr":
+        thread.join(10)  # the copy ends at the kernel's EOF
+"""
+
+
+def test_what_the_kernel_prints_on_stderr_reaches_ours_less_the_warnings_nobody_can_act_on():
+    done = subprocess.run(
+        [sys.executable, "-c", FORWARDED_STDERR_SCRIPT], capture_output=True, text=True, timeout=50
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "a traceback the user must see\n"
