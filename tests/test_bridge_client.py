@@ -6,9 +6,11 @@ start another, which is itself one of the behaviours pinned here.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -284,3 +286,46 @@ def test_what_the_kernel_prints_on_stderr_reaches_ours_less_the_warnings_nobody_
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr == "a traceback the user must see\n"
+
+
+def _closed_ports(count: int) -> list[int]:
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+async def test_attaching_to_a_kernel_that_no_longer_runs_says_nothing_answers_there(tmp_path, monkeypatch):
+    monkeypatch.setattr(bridge_client, "START_TIMEOUT_SECONDS", 3.0)  # the wait under test, shortened
+    shell, iopub, stdin, control, heartbeat = _closed_ports(5)
+    gone = tmp_path / "kernel-gone.json"
+    gone.write_text(
+        json.dumps(
+            {
+                "shell_port": shell,
+                "iopub_port": iopub,
+                "stdin_port": stdin,
+                "control_port": control,
+                "hb_port": heartbeat,
+                "ip": "127.0.0.1",
+                "key": "0" * 32,
+                "transport": "tcp",
+                "signature_scheme": "hmac-sha256",
+                "kernel_name": "python3",
+            }
+        )
+    )
+    client = KernelDocsClient(connection_file=str(gone), call_timeout=CALL_TIMEOUT_SECONDS)
+    try:
+        with pytest.raises(KernelUnavailable) as unanswered:
+            await client.call("index")
+        assert str(unanswered.value) == (
+            f"No kernel answered at {gone} within 3 s. Is the notebook's kernel running? Run "
+            "%docs_connect in it for the current connection file and command."
+        )
+    finally:
+        await client.close()
