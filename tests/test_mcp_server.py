@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client, types
 from mcp.shared.exceptions import MCPError
 
-from biopb_kernel_docs.surfaces.mcp_server import DOC_URI_TEMPLATE, INDEX_URI
+from biopb_kernel_docs.surfaces.mcp_server import DOC_URI_TEMPLATE, INDEX_URI, unknown_arguments
 from biopb_kernel_docs.surfaces.operations import OPERATIONS
 from biopb_kernel_docs.text.handshake import HEADER
 from biopb_kernel_docs.text.tools import (
@@ -845,3 +845,13 @@ async def test_the_in_process_servers_own_index_reads_never_vouch_for_the_agents
     with pytest.raises(StaleWrite):
         await client.call("write_doc", id="index", body=shipped_index)
     assert "user-added" in (tiers.local / "index.md").read_text()
+
+
+def test_an_unknown_tool_parameter_is_named_whole_up_to_40_characters_and_cut_after():
+    read_doc = OPERATIONS["read_doc"]
+    assert unknown_arguments(read_doc, {"y" * 40: 1}) == (
+        f"read_doc has no parameter '{'y' * 40}'; it takes id. Nothing was done."
+    )
+    assert unknown_arguments(read_doc, {"y" * 41: 1}) == (
+        f"read_doc has no parameter '{'y' * 37}...'; it takes id. Nothing was done."
+    )

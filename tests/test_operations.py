@@ -10,6 +10,7 @@ from biopb_kernel_docs.core.errors import InvalidArguments
 from biopb_kernel_docs.core.review import ReviewedDocs
 from biopb_kernel_docs.core.values import FileChange, from_json, to_json
 from biopb_kernel_docs.surfaces import operations
+from biopb_kernel_docs.surfaces.arguments import checked_arguments
 
 
 @pytest.fixture
@@ -102,3 +103,13 @@ def test_a_value_from_a_peer_one_release_older_takes_the_defaults_of_its_new_fie
     data = to_json(change)
     del data["version"]  # a field the older peer does not know
     assert from_json(data) == dataclasses.replace(change, version=None)
+
+
+def test_a_refused_argument_name_is_quoted_whole_up_to_40_characters_and_cut_after():
+    parameters = operations.OPERATIONS["read_doc"].parameters
+    with pytest.raises(InvalidArguments) as whole:
+        checked_arguments("read_doc", parameters, {"x" * 38: 1})  # quoted: 40 characters
+    assert str(whole.value) == f"read_doc has no argument '{'x' * 38}'; it takes id."
+    with pytest.raises(InvalidArguments) as cut:
+        checked_arguments("read_doc", parameters, {"x" * 39: 1})
+    assert str(cut.value) == f"read_doc has no argument '{'x' * 35}...'; it takes id."
