@@ -116,6 +116,32 @@ def test_an_unfiled_heading_on_the_first_line_is_quoted_from_there():
     assert move.new == "## Procs\n- x: one\n- y: two\n- lab/new: the new doc"
 
 
+def test_the_quote_starts_on_a_line_not_blank_on_both_sides():
+    # An ## Unfiled above the heading the entry moves to: where the texts part, the old text has
+    # the entry and the new one a blank line, so the quote starts a line earlier, in both.
+    filed = file_entry(
+        parse_index("# Docs\n\n## Unfiled\n- lab/a: first\n\n## Procs\n- x: one\n"), "lab/new", "new"
+    )
+    assert filed == "# Docs\n\n## Unfiled\n- lab/a: first\n- lab/new: new\n\n## Procs\n- x: one\n"
+    move = filing_move(filed, "lab/new")
+    assert move is not None
+    assert (move.heading, move.removes_unfiled) == ("## Procs", False)
+    assert move.old == "- lab/a: first\n- lab/new: new\n\n## Procs\n- x: one"
+    assert move.new == "- lab/a: first\n\n## Procs\n- x: one\n- lab/new: new"
+
+
+def test_a_quote_that_occurs_twice_grows_upward_until_it_occurs_once():
+    # An index that lists the new doc twice, each time after an ignored: line and before an
+    # ## Unfiled: the shortest quote occurs twice, and takes in the line above it, not below.
+    index = "## Procs\nignored: z\n- lab/new: new\n## Unfiled\nignored: z\n- lab/new: new\n## Unfiled\n"
+    move = filing_move(index, "lab/new")
+    assert move is not None
+    assert (move.heading, move.removes_unfiled) == ("## Procs", True)
+    assert move.old == "## Procs\nignored: z\n- lab/new: new\n## Unfiled"
+    assert move.new == "## Procs\nignored: z\n- lab/new: new"
+    assert index.count(move.old) == 1
+
+
 # -- any index shape: the proposed edit lands and moves exactly the one line -----------------------
 
 sections = st.lists(
@@ -155,5 +181,6 @@ def test_the_proposed_edit_lands_on_any_index_and_moves_only_the_new_line(layout
     if move.removes_unfiled:  # exactly one ## Unfiled heading went, the one it was under
         assert after.count("## Unfiled") == filed.count("## Unfiled") - 1
     assert after.split("\n").count("- lab/new: the new doc") == 1
-    assert move.old.split("\n")[0].strip()
-    assert move.new.split("\n")[-1].strip()  # a notebook cell keeps it whole
+    for quoted in (move.old, move.new):  # a notebook cell keeps it whole
+        assert quoted.split("\n")[0].strip()
+        assert quoted.split("\n")[-1].strip()

@@ -12,7 +12,7 @@ from biopb_kernel_docs.core import first_versions
 from biopb_kernel_docs.core import store as store_module
 from biopb_kernel_docs.core.errors import DocNotFound
 from biopb_kernel_docs.core.first_versions import FirstVersions, frame, parse
-from biopb_kernel_docs.core.history import HistoryLimits
+from biopb_kernel_docs.core.history import History, HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
@@ -148,3 +148,37 @@ def test_a_process_parses_firsts_again_only_for_another_process_s_writes(tiers, 
     assert len(parses) == 1
     assert [v.number for v in docs.read_doc("other@history").versions] == [1]  # and this one again
     assert len(parses) == 2
+
+
+def test_parse_counts_the_bytes_of_dropped_records_wherever_they_sit():
+    kept = frame("a", 3) + b"abc"  # 16 bytes of frame, 3 of version file
+    dropped = first_versions.DROPPED + frame("b", 2)[1:] + b"xy"
+    live, end, dropped_bytes = parse(kept + dropped + kept.replace(b'"a"', b'"c"'))
+    assert live == {"a": first_versions.Record(0, 16, 3), "c": first_versions.Record(37, 53, 3)}
+    assert (end, dropped_bytes) == (56, 18)  # the record after the live one, not its offset
+
+
+def test_a_first_version_whose_commit_was_cut_short_is_committed_at_the_next_look(tiers, monkeypatch):
+    """The created doc landed but its record's commit never ran: the next look commits the record
+    (the doc matches it), so a later deletion by hand is an outside edit, not a write that failed."""
+    real = History.commit
+
+    def interrupted(self, doc_id, number):  # the doc's rename landed; its commit never runs
+        if doc_id == "notes":
+            raise KeyboardInterrupt
+        real(self, doc_id, number)
+
+    monkeypatch.setattr(History, "commit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _docs(tiers).write_doc("notes", body="# Notes\n")
+    monkeypatch.undo()
+    firsts = FirstVersions(str(tiers.local / ".history"))
+    assert firsts.read(firsts.find("notes")).startswith(b'{"landed":0,')
+    assert [v.number for v in _docs(tiers).read_doc("notes@history").versions] == [1]  # another process
+    assert firsts.read(firsts.find("notes")).startswith(b'{"landed":1,')
+    (tiers.local / "notes.md").unlink()
+    versions = _docs(tiers).read_doc("notes@history").versions
+    assert [(v.number, v.author.surface, v.kept) for v in versions] == [
+        (2, "outside", False),
+        (1, "mcp", True),
+    ]

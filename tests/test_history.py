@@ -746,6 +746,19 @@ def test_what_a_process_knows_of_a_history_is_checked_against_later_versions(tie
         assert later.before_sha256 == earlier.after_sha256
 
 
+def test_a_run_of_writes_in_one_process_lists_the_doc_s_versions_only_once(tiers, monkeypatch):
+    """While the doc stays in its newest version's state and no later version appears, a process
+    reuses what it listed: once a write has landed, the next ones and a read list nothing."""
+    docs = _docs(tiers)
+    listed = []
+    real = History._entries
+    monkeypatch.setattr(History, "_entries", lambda self, folder: listed.append(folder) or real(self, folder))
+    for n in range(4):
+        docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n")
+    assert [v.number for v in docs.read_doc("notes@history").versions] == [4, 3, 2, 1]
+    assert [os.path.basename(folder) for folder in listed if "notes" in folder] == ["notes@"]  # the create's
+
+
 def test_a_body_write_to_exactly_half_says_nothing_of_shrinking_and_one_character_less_does(tiers):
     docs = _docs(tiers)
     body = "# Notes\n" + "abcd\n" * 20  # 108 characters

@@ -700,6 +700,18 @@ def test_file_doc_says_the_heading_it_filed_under_once(tiers, docs, heading):
     assert docs.file_doc("segment-nuclei", heading).filed_under == "## Procedures"
 
 
+def test_file_doc_reports_an_index_update_never_a_doc_the_index_already_listed(tiers, docs):
+    # already_listed belongs to a created doc (the panel reads it from the JSON); filing edits the index.
+    tiers.seed()
+    result = docs.file_doc("segment-nuclei", "## Procedures")
+    assert (result.id, result.outcome, result.filed_under, result.already_listed) == (
+        "index",
+        "updated",
+        "## Procedures",
+        False,
+    )
+
+
 def test_ignoring_an_ignored_doc_again_changes_nothing(tiers, docs):
     tiers.seed()
     docs.ignore_doc("segment-nuclei")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from biopb_kernel_docs.core.blame import Blame, opcodes
-from biopb_kernel_docs.core.errors import InvalidArguments
-from biopb_kernel_docs.core.review import ReviewedDocs
+from biopb_kernel_docs.core.errors import InvalidArguments, StaleWrite
+from biopb_kernel_docs.core.review import ReviewedDocs, revert_edit
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 
@@ -181,8 +181,41 @@ def test_blame_carries_origins_through_unrelated_edits():
     assert blame.versions_in(0, 1) == (2,)
 
 
+def test_blame_moves_a_deletion_inside_a_later_deletion_to_the_gap_left_in_its_place():
+    blame = Blame("a\nb\nc\n", None)
+    blame.apply(1, "a\nc\n")  # deletes 'b': the gap before 'c'
+    blame.apply(2, "a\n")  # deletes 'c', and the gap before it with it
+    assert blame.origins == [None]
+    assert blame.versions_in(1, 1) == (1, 2)  # both deletions sit after 'a'
+    assert blame.versions_in(0, 0) == ()  # nothing was deleted before 'a'
+
+
 def test_opcodes_place_the_common_tail_at_its_own_lines_in_both_texts():
     # The tail is matched before difflib runs; its span in the longer text starts where that text's
     # tail starts, as difflib's own opcodes over the whole texts put it.
     found = opcodes(["a\n", "b\n", "c\n"], ["a\n", "x\n", "y\n", "c\n"])
     assert found == [("equal", 0, 1, 0, 1), ("replace", 1, 2, 1, 3), ("equal", 2, 3, 3, 4)]
+
+
+# -- acting on a review that is out of date, and the quote a revert makes (issue 20) -----------------
+
+
+@pytest.mark.parametrize("since", ["edited", "deleted"])
+def test_mark_reviewed_refuses_a_review_the_doc_has_moved_past_and_keeps_the_baseline(tiers, reviewed, since):
+    item = _item(reviewed, "lab/steps")
+    if since == "edited":
+        tiers.put_local("lab/steps", EDITED + "- and more\n")
+    else:
+        (tiers.local / "lab/steps.md").unlink()
+    with pytest.raises(StaleWrite, match="changed since the review you acted on was shown") as err:
+        reviewed.mark_reviewed("lab/steps", item.sha256)
+    assert "Nothing was changed: reload the review" in str(err.value)
+    assert err.value.status == 409
+    tiers.put_local("lab/steps", EDITED)
+    assert _item(reviewed, "lab/steps").hunks == item.hunks  # still reviewed against REVIEWED
+
+
+def test_a_revert_quotes_the_hunk_with_the_least_context_that_occurs_once_not_the_whole_doc():
+    # Hunk 1 deletes the last 'wash'; 'wash' alone occurs twice, 'rinse' and one 'wash' once.
+    before, after = "wash\nwash\nwash\n", "wash\nrinse\nwash\n"
+    assert revert_edit(before, after, 1) == ("rinse\nwash\n", "rinse\nwash\nwash\n")

@@ -144,6 +144,17 @@ def test_a_doc_without_headings_outlines_as_none_and_a_section_of_it_is_refused(
         docs.read_doc("plain#Intro")
 
 
+def test_a_hash_without_a_space_or_a_heading_without_text_is_not_in_the_outline(tiers):
+    # '#' in a line's first four characters is only a candidate: '#tag' and 'A#B' are prose, and
+    # '## ' (no text) names nothing a read could ask for.
+    tiers.ship("tags", "# Notes\n\n#hashtag, not a heading\nA#B\n## \n\n## Steps\ntext\n")
+    outline = tiers.docs().read_doc("tags#")
+    assert [(e.level, e.title, e.line, e.end) for e in outline.entries] == [
+        (1, "Notes", 1, 8),
+        (2, "Steps", 7, 8),
+    ]
+
+
 def test_a_missing_doc_with_a_section_is_refused_as_missing(procedure):
     with pytest.raises(DocNotFound, match="No doc 'nucleii'"):
         procedure.read_doc("nucleii#Steps")

@@ -355,6 +355,17 @@ def test_a_malformed_folder_is_refused_while_the_rest_import(tiers, out):
     assert "skills/mismatch" not in tiers.local_text("index")
 
 
+def test_a_skill_file_over_1_mib_is_refused_by_its_size_before_it_is_read(tiers, out):
+    head = "---\nname: huge\ndescription: x\n---\n# Huge\n\n"
+    skill(out, "huge", head + "word " * ((1 << 20) // 5))  # 1 MiB and a few bytes
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    result = import_skills(tiers.docs(), str(out))
+    assert [s.id for s in result.imported] == ["skills/qc"]
+    assert [(n.name, n.reason) for n in result.refused] == [
+        ("huge/", "SKILL.md is over 1 MiB; a doc is at most 64 KiB.")
+    ]
+
+
 def test_an_existing_id_is_refused_unless_replace(tiers, out):
     skill(out, "flatfield", "---\nname: flatfield\ndescription: the lab's flatfield\n---\n# Lab flat\n")
     refused = import_skills(tiers.docs(), str(out), prefix="")
