@@ -38,6 +38,8 @@ count afterwards, with the reason.
 from __future__ import annotations
 
 import argparse
+import ast
+import functools
 import os
 import random
 import re
@@ -90,6 +92,20 @@ def _node_id(context: str) -> str | None:
     return None
 
 
+@functools.cache
+def _import_time_lines(path: Path) -> frozenset[int]:
+    """The lines of a module that run when it is imported: all but the bodies of its functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    in_functions = {
+        line
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for inner in (node.body if isinstance(node.body, list) else [node.body])
+        for line in range(inner.lineno, inner.end_lineno + 1)
+    }
+    return frozenset(range(1, len(path.read_text(encoding="utf-8").splitlines()) + 1)) - in_functions
+
+
 class TestsReaching:
     """Which tests reach a line, from a coverage run with test-function contexts."""
 
@@ -106,10 +122,13 @@ class TestsReaching:
         if path not in self._by_file:
             self._by_file[path] = self.data.contexts_by_lineno(path)
         by_line = self._by_file[path]
-        # a line run at import (a module's constant) carries no test's name: the tests reaching any
-        # line of its module are the ones it can change
+        # a line run at import (a constant, a default, a table of operations) carries the name of
+        # whichever test imported the module first, or none: the tests reaching any line of the
+        # module are the ones it can change
         named = [context for context in by_line.get(line, []) if context]
-        contexts = named or [context for contexts in by_line.values() for context in contexts if context]
+        if not named or line in _import_time_lines(ROOT / relative):
+            named = [context for contexts in by_line.values() for context in contexts if context]
+        contexts = named
         return sorted({node for context in contexts for node in [_node_id(context)] if node})
 
 
