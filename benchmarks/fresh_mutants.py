@@ -16,11 +16,12 @@ then ``coverage combine``)::
     dynamic_context = test_function
     patch = subprocess
 
-A line that no test's context reached (a module's constant, run at import) takes the tests that
-reach any line of its module. Outside ``core/``, code also runs in kernels, servers and
-command-line processes, which coverage sees without a test's name: there the test modules that name
-the module run too. The module's own tests run first and the slow gates (procedures, install,
-browser, stress) only where nothing else reaches the line; ``-x`` stops at the first red test.
+A line run at import (a constant, a default, a table) takes the tests that reach any line of its
+module. Outside ``core/``, code also runs in kernels, servers' own tasks and command-line
+processes, which coverage sees without a test's name: there the test modules that name the module
+and those of the surfaces it serves (SURFACE_TESTS) run too. The module's own tests run first and
+the slow gates (procedures, install, browser, stress) only where nothing else reaches the line;
+``-x`` stops at the first red test.
 
 Each worker mutates its own copy of the repository (a ``git worktree`` at ``--revision``), placed
 first on ``PYTHONPATH`` so the kernels and servers the tests start load the mutant too.
@@ -61,6 +62,18 @@ DEFAULT_FOLDERS = ("core", "surfaces", "bridge", "text")
 # core code runs in the test's own process, where coverage names the test; the other folders run
 # in kernels, servers and command-line processes too, which coverage sees without a test's name
 IN_PROCESS = f"{PACKAGE}/core/"
+# Code outside core/ also runs in a server's own tasks and in kernels, where coverage sees no test:
+# the tests of the surfaces it serves run too, whether or not they name its module.
+SURFACE_TESTS = {
+    "surfaces": (
+        "tests/test_handlers.py",
+        "tests/test_mcp_server.py",
+        "tests/test_magics.py",
+        "tests/test_cli.py",
+    ),
+    "bridge": ("tests/test_bridge.py", "tests/test_bridge_client.py", "tests/test_mcp_server.py"),
+    "text": ("tests/test_render.py", "tests/test_magics.py", "tests/test_mcp_server.py", "tests/test_cli.py"),
+}
 # ./dev in a copy of the repository reinstalls the shared venv's package from that copy
 NEVER_IN_A_COPY = ("tests/test_dev_script.py",)
 SLOW_TESTS = (
@@ -275,7 +288,7 @@ def main() -> None:
     def one(numbered_mutant: tuple[int, Mutant]) -> Outcome:
         number, mutant = numbered_mutant
         tests = _quick_first(reaching.of(mutant.path, mutant.line), mutant.path)
-        for module in _modules_naming(mutant.path):
+        for module in [*_modules_naming(mutant.path), *SURFACE_TESTS.get(mutant.path.split("/")[1], ())]:
             if module not in tests and (not tests or not mutant.path.startswith(IN_PROCESS)):
                 tests.append(module)
         if not tests:
