@@ -599,6 +599,48 @@ def test_edit_index_saves_through_the_store_and_a_stale_save_loses_nothing(page,
     assert "second-entry" not in _editor_text(editor)
 
 
+def test_typing_while_the_editor_reloads_the_doc_loses_nothing(page, lab):
+    # The doc changes on disk and the user reloads; the reload's answer is held here until the user
+    # has typed, as a slow server would hold it. What was typed stays, and its save is refused.
+    lab.local.mkdir(parents=True, exist_ok=True)
+    (lab.local / "draft-notes.md").write_text("# Draft\n\nFirst.\n", encoding="utf-8")
+    run_command(page, "biopb-docs:edit-doc", {"id": "draft-notes"})
+    editor = page.locator(".jp-biopbDocs-Editor:visible")
+    content = editor.locator(".cm-content")
+    expect(content).to_contain_text("First.")
+    held = []
+
+    def draft(url: str) -> bool:
+        return urlparse(url).path.endswith("/biopb-kernel-docs/api/docs/draft-notes")
+
+    page.route(draft, lambda route: held.append(route) if route.request.method == "GET" else route.fallback())
+    try:
+        (lab.local / "draft-notes.md").write_text("# Draft\n\nFirst.\nFrom disk.\n", encoding="utf-8")
+        editor.get_by_role("button", name="Reload", exact=True).click()
+        deadline = time.monotonic() + 30
+        while not held and time.monotonic() < deadline:
+            page.wait_for_timeout(50)  # the route's handler runs while the page waits
+        assert held, "the reload never asked for the doc"
+        content.click()
+        page.keyboard.press("Control+End")
+        page.keyboard.insert_text("Typed while it loaded.\n")
+        for route in held:
+            route.continue_()
+        expect(editor).to_contain_text("changed on disk since you opened it")
+        assert "Typed while it loaded." in _editor_text(editor)
+        page.keyboard.press("Control+s")
+        expect(editor.locator(".jp-biopbDocs-Warning")).to_contain_text("Not saved: draft-notes.md changed")
+        expect(editor.get_by_role("button", name="Save", exact=True)).to_be_enabled()
+        assert lab.local_text("draft-notes") == "# Draft\n\nFirst.\nFrom disk.\n"
+        assert "Typed while it loaded." in _editor_text(editor)
+    finally:
+        page.unroute(draft)
+    editor.get_by_role("button", name="Reload (your edits are set aside)").click()
+    expect(page.locator(".jp-biopbDocs-Aside:visible")).to_contain_text("Typed while it loaded.")
+    page.locator(".lm-TabBar-tab", has_text="draft-notes.md").first.click()
+    expect(editor.locator(".cm-content")).to_contain_text("From disk.")  # clean again: closes freely
+
+
 def test_two_tabs_of_one_user_never_overwrite_each_others_saves(page, lab):
     # One user's tabs are one caller to the store, whose memory of what it read cannot tell them
     # apart: each editor sends the sha256 of the text it loaded as if_match, always.

@@ -175,9 +175,17 @@ export class DocEditor extends Panel {
     if (this._state.dirty) {
       this._setAside();
     }
+    const shown = this.text;
     try {
       const view = this.docId === 'index' ? await api.index() : await api.doc(this.docId);
       this._state = { ...this._state, error: null, refusal: null };
+      const base = this._state.base;
+      if (base && this.text !== shown) {
+        // Typed while it loaded: those edits started from the text shown, so they stay, and the
+        // next save stays guarded by that text's sha (refused, and said, if the doc moved on).
+        this._update({ dirty: this.text !== base.text, changedOnDisk: view.sha256 !== base.sha256 });
+        return;
+      }
       this._setBase({ text: view.text, sha256: view.sha256, tier: view.tier, path: view.path });
     } catch (error) {
       const refusal = asAPIError(error);
