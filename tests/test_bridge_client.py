@@ -329,3 +329,25 @@ async def test_attaching_to_a_kernel_that_no_longer_runs_says_nothing_answers_th
         )
     finally:
         await client.close()
+
+
+async def test_a_channel_that_does_not_answer_is_given_up_once_and_calls_go_by_execute_requests(
+    module_tiers, caplog
+):
+    # The kernel names an endpoint nothing listens on (as a firewall between the two would leave it).
+    dead_end = (
+        "import biopb_kernel_docs.bridge.kernel_side as side; side.open_channel = lambda: 'tcp://127.0.0.1:9'"
+    )
+    module_tiers.seed()
+    client = KernelDocsClient(
+        kernel_args=(*_store_args(module_tiers), f"--IPKernelApp.exec_lines={dead_end}"),
+        call_timeout=CALL_TIMEOUT_SECONDS,
+    )
+    try:
+        with caplog.at_level("WARNING", logger=bridge_client.log.name):
+            assert isinstance(await client.call("index"), IndexView)
+            assert isinstance(await client.call("index"), IndexView)
+        given_up = [r for r in caplog.records if "does not answer; using execute requests" in r.getMessage()]
+        assert len(given_up) == 1, [r.getMessage() for r in caplog.records]  # one probe waited out
+    finally:
+        await client.close()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
 from pathlib import Path
+
+from biopb_kernel_docs.surfaces.doctor import report, run_checks
+from biopb_kernel_docs.surfaces.settings import resolve
 
 from .kernels import kernel_env, write_profile_config
 
@@ -177,3 +181,13 @@ def test_the_report_counts_one_failed_check_in_the_singular_and_two_in_the_plura
     two = report([Check("panel", False, "missing"), Check("kernel", False, "gone")])
     assert two.splitlines()[-1] == "2 checks failed"
     assert report([Check("kernel", True, "fine")]).splitlines()[-1] == "all checks passed"
+
+
+def test_a_check_that_breaks_is_reported_as_a_failure_under_its_name_not_left_out(tmp_path):
+    resolved = resolve({"docs_local_dir": str(tmp_path / "docs")}, "the test")
+    broken = dataclasses.replace(resolved, shipped_dir=7)  # not a path: the seed check raises
+    checks = run_checks(broken, start_kernel=False)
+    [seed] = [check for check in checks if check.name == "seed"]
+    assert not seed.ok
+    assert seed.detail.startswith("the check failed: TypeError(")
+    assert "FAIL seed: the check failed: TypeError(" in report(checks)

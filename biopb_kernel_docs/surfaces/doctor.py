@@ -13,6 +13,7 @@ shown only when the kernel check fails).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -287,8 +288,8 @@ def run_checks(resolved: Resolved, *, start_kernel: bool = True) -> list[Check]:
         _server_extension,
         _jupyterlab,
         _panel,
-        lambda: _local_dir(resolved),
-        lambda: _seed(resolved),
+        functools.partial(_local_dir, resolved),
+        functools.partial(_seed, resolved),
     ]
     if start_kernel:
         checks.append(_kernel_starts)
@@ -298,7 +299,7 @@ def run_checks(resolved: Resolved, *, start_kernel: bool = True) -> list[Check]:
             results.append(check())
         except Exception as err:  # a check that breaks is itself a finding
             results.append(
-                Check(getattr(check, "__name__", "check").strip("_"), False, f"the check failed: {err!r}")
+                Check(getattr(check, "func", check).__name__.strip("_"), False, f"the check failed: {err!r}")
             )
     return results
 
