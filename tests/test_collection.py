@@ -130,3 +130,12 @@ def test_a_local_collection_folder_that_links_out_of_the_tier_lists_nothing(tier
     assert isinstance(view, CollectionView)
     assert view.items == ()
     assert "secret" not in text(view)
+
+
+def test_an_unknown_collection_suggests_the_first_folder_of_ids_no_index_line_names(tiers, docs):
+    tiers.put_local("protocols/stain", "# Stain\n\nThe lab's staining protocol.\n")
+    with pytest.raises(DocNotFound, match=r"No collection 'othr/'.*Did you mean 'other/'\?") as shipped:
+        docs.read_doc("othr/")  # shipped other/thing: no '- other/:' line in the index
+    assert 'read_doc("index") lists the docs and collections.' in str(shipped.value)
+    with pytest.raises(DocNotFound, match=r"Did you mean 'protocols/'\?"):
+        docs.read_doc("protocol/")  # local protocols/stain

@@ -768,3 +768,44 @@ def test_a_body_write_to_exactly_half_says_nothing_of_shrinking_and_one_characte
     assert docs.write_doc("notes", body=half).shrink is None
     docs.write_doc("notes", body=body)
     assert docs.write_doc("notes", body=half[:-2] + "\n").shrink is not None  # 53 characters
+
+
+def test_a_commit_by_a_process_that_did_not_record_the_version_marks_it_landed_on_disk(tiers, monkeypatch):
+    """The history's own commit, in a process that has no record of the pending version: it finds
+    the version on disk and commits it there, so a later outside edit is one more version."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    real = History.commit
+
+    def interrupted(self, doc_id, number):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(History, "commit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    monkeypatch.setattr(History, "commit", real)
+    version_2 = tiers.local / ".history" / "notes@" / "00000002"
+    assert version_2.read_bytes().startswith(b'{"landed":0,')
+    _docs(tiers).store.history.commit("notes", 2)  # another process's History
+    assert version_2.read_bytes().startswith(b'{"landed":1,')
+    (tiers.local / "notes.md").write_text("# Notes\n\nedited outside\n")
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author.surface) for v in versions] == [(3, "outside"), (2, "mcp"), (1, "mcp")]
+
+
+def test_forget_by_a_process_that_did_not_record_the_version_removes_only_that_version(tiers, monkeypatch):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+
+    def killed(path, data, mode=None):  # the version is in place; the doc never gets renamed
+        raise SystemExit("killed")
+
+    monkeypatch.setattr(store_module, "atomic_write", killed)
+    with pytest.raises(SystemExit):
+        docs.write_doc("notes", body="# Notes\n\nnever landed\n")
+    monkeypatch.undo()
+    assert _files(tiers, "notes") == ["00000001", "00000002"]
+    _docs(tiers).store.history.forget("notes", 2)  # another process's History
+    assert _files(tiers, "notes") == ["00000001"]
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author.surface, v.current) for v in versions] == [(1, "mcp", True)]

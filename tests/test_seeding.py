@@ -27,3 +27,19 @@ def test_a_reseeded_index_files_back_only_local_only_docs_never_a_copy_of_a_ship
     assert "- notes: The lab's own notes." in view.text
     assert "- old-method:" not in view.text
     assert view.ignored == ("old-method",)
+
+
+def test_a_reseeded_index_puts_its_note_first_under_unfiled_above_the_docs_filed_back(tiers):
+    tiers.seed()
+    tiers.put_local("notes", "# Notes\n\nThe lab's own notes.\n")
+    (tiers.local / "index.md").unlink()
+    text = tiers.docs().index().text
+    note = text.split("\n## Unfiled\n", 1)[1].split("\n")
+    assert note[0].startswith("index.md was missing and was seeded again on 20")
+    assert note[0].endswith(
+        "; the local docs below were filed back so that none drops out of view. Remove the lines of "
+        "those you had retired."
+    )
+    assert note[1:] == ["- notes: The lab's own notes.", "", "ignored: old-method", ""]
+    assert text.startswith("# Test docs\n\n## References\n- data: how arrays are laid out\n\n## Procedures\n")
+    assert "stitch-tiles: assemble a grid of tiles\n\n## Unfiled\nindex.md was missing" in text

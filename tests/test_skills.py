@@ -25,6 +25,7 @@ from biopb_kernel_docs.core.skills import RECORD_FILE, export_skills
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.surfaces.settings import default_shipped_dir
+from biopb_kernel_docs.text.skills import skill_import_lines
 
 from .conftest import SEED_INDEX
 
@@ -502,3 +503,19 @@ def test_a_collection_under_procedures_exports_every_doc_under_it(tiers, out):
     ]
     data = assert_valid_skill(out / "protocols-bead-check")
     assert data["description"] == "Measure the PSF on beads."  # the collection lists the doc's own hook
+
+
+def test_an_import_names_the_fields_it_could_not_keep_as_one_line(tiers, out):
+    skill(
+        out,
+        "stains",
+        "---\nname: stains\ndescription: Stain nuclei.\nallowed-tools:\n  bash: yes\n"
+        "metadata:\n  steps:\n    - fix: 10 min\n---\n# Stains\n",
+    )
+    result = import_skills(tiers.docs(), str(out))
+    assert result.imported[0].dropped_fields == ("allowed-tools", "metadata.steps")
+    _, rows, _ = skill_import_lines(result)
+    assert rows == [
+        "created skills/stains from stains/ "
+        "(fields not kept (not one line of text): allowed-tools, metadata.steps)"
+    ]

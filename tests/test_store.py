@@ -479,3 +479,16 @@ def test_a_fingerprint_sees_an_in_place_edit_that_keeps_the_mtime(tiers):
     listed.write_text("# Listed, edited in place within the same clock tick\n")
     os.utime(listed, ns=(mtime, mtime))
     assert store.fingerprint(["lab/listed"]) != before
+
+
+def test_writing_through_a_dangling_link_inside_the_tier_replaces_the_link_and_creates_nothing_else(tiers):
+    tiers.local.mkdir()
+    (tiers.local / "alias.md").symlink_to(tiers.local / "gone.md")  # its target was removed
+    store = tiers.store()
+    assert store.read(Tier.LOCAL, "alias") is None
+    written = store.write_local("alias", "# Alias\n")
+    assert written.path == str(tiers.local / "alias.md")
+    assert not (tiers.local / "alias.md").is_symlink()
+    assert tiers.local_text("alias") == "# Alias\n"
+    assert not (tiers.local / "gone.md").exists()  # no doc 'gone' appears that nobody wrote
+    assert store.local_ids() == ["alias"]
