@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import functools
 import os
 import random
@@ -49,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -220,6 +222,30 @@ class Worker:
         subprocess.run(["git", "worktree", "remove", "--force", str(self.copy)], cwd=ROOT, check=False)
 
 
+@contextlib.contextmanager
+def workers(jobs: int, revision: str) -> Iterator[Callable[[Mutant, list[str], float], tuple[str, str]]]:
+    """``jobs`` copies of the repository at ``revision``; yields run(mutant, tests, timeout), which
+    takes a free copy (a call per thread at most ``jobs`` at once)."""
+    scratch = Path(tempfile.mkdtemp(prefix="fresh-mutants-"))
+    made: list[Worker] = []
+    try:
+        made.extend(Worker(number, scratch, revision) for number in range(jobs))
+        free = list(made)
+
+        def run(mutant: Mutant, tests: list[str], timeout: float) -> tuple[str, str]:
+            worker = free.pop()
+            try:
+                return worker.run(mutant, tests, timeout)
+            finally:
+                free.append(worker)
+
+        yield run
+    finally:
+        for worker in made:
+            worker.remove()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def _draw(sites: list[Mutant], seed: int, count: int) -> list[Mutant]:
     chosen = random.Random(seed).sample(sites, min(count, len(sites)))
     return sorted(chosen, key=lambda mutant: (mutant.path, mutant.start))
@@ -280,10 +306,6 @@ def main() -> None:
         chosen = {int(number) for number in args.only.split(",")}
         numbered = [(number, mutant) for number, mutant in numbered if number in chosen]
     reaching = TestsReaching(args.contexts)
-    scratch = Path(tempfile.mkdtemp(prefix="fresh-mutants-"))
-    workers = [Worker(number, scratch, args.revision) for number in range(args.jobs)]
-    free = list(workers)
-    outcomes: list[Outcome] = []
 
     def one(numbered_mutant: tuple[int, Mutant]) -> Outcome:
         number, mutant = numbered_mutant
@@ -293,23 +315,14 @@ def main() -> None:
                 tests.append(module)
         if not tests:
             return Outcome(number, mutant, "SURVIVED", "(no test reaches the line)", 0, 0.0)
-        worker = free.pop()
         started = time.perf_counter()
-        try:
-            verdict, by = worker.run(mutant, tests, args.timeout)
-        finally:
-            free.append(worker)
+        verdict, by = run(mutant, tests, args.timeout)
         outcome = Outcome(number, mutant, verdict, by, len(tests), time.perf_counter() - started)
         print(f"{number:3} {verdict:8} {mutant.path}:{mutant.line} {mutant.description}  {by}", flush=True)
         return outcome
 
-    try:
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            outcomes = list(pool.map(one, numbered))
-    finally:
-        for worker in workers:
-            worker.remove()
-        shutil.rmtree(scratch, ignore_errors=True)
+    with workers(args.jobs, args.revision) as run, ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        outcomes = list(pool.map(one, numbered))
 
     print("\n| # | module:line | change | verdict | first red test | tests run | s |")
     print("|---|---|---|---|---|---|---|")

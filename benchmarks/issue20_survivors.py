@@ -13,14 +13,12 @@ It prints one row a mutant (red, or STILL GREEN) and exits 1 if any test stays g
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from fresh_mutants import ROOT, Worker
+from fresh_mutants import ROOT, workers
 from issue20_rows import SURVIVORS, Survivor
 from mutation_sites import Mutant
 
@@ -60,28 +58,15 @@ def main() -> None:
         raise SystemExit(f"the tests are not green on the code as it is:\n{green.stdout[-3000:]}")
     print(f"{len(tests)} tests green on the code as it is", flush=True)
 
-    scratch = Path(tempfile.mkdtemp(prefix="issue20-survivors-"))
-    workers = [Worker(number, scratch, "HEAD") for number in range(args.jobs)]
-    free = list(workers)
-
     def one(pair: tuple[Survivor, Mutant]) -> tuple[Survivor, Mutant, str, str]:
         survivor, mutant = pair
-        worker = free.pop()
-        try:
-            verdict, by = worker.run(mutant, [survivor.test], timeout=600)
-        finally:
-            free.append(worker)
+        verdict, by = run(mutant, [survivor.test], 600)
         shown = "red" if verdict == "killed" else "STILL GREEN" if verdict == "SURVIVED" else verdict
         print(f"{survivor.number:6} {shown:11} {survivor.path}:{mutant.line} {survivor.what}", flush=True)
         return survivor, mutant, shown, by
 
-    try:
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            rows = list(pool.map(one, mutants))
-    finally:
-        for worker in workers:
-            worker.remove()
-        shutil.rmtree(scratch, ignore_errors=True)
+    with workers(args.jobs, "HEAD") as run, ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        rows = list(pool.map(one, mutants))
 
     print("\n| # | the mutant | module:line | the test | on the mutant |")
     print("|---|---|---|---|---|")

@@ -9,6 +9,7 @@ import json
 import os
 import random
 import time
+from pathlib import Path
 
 import pytest
 
@@ -275,22 +276,27 @@ def test_the_header_line_is_what_json_writes_for_its_fields():
     )
 
 
-def test_a_commit_cut_short_in_the_process_is_made_at_its_next_write(tiers, monkeypatch):
-    """The doc landed but the commit never ran (an interrupt between the two): the process must
-    not build on what it knew, but settle first, which commits the version (the doc matches)."""
+def _a_second_write_whose_commit_never_ran(tiers, monkeypatch) -> tuple[Docs, Path]:
+    """notes v1, then v2 whose doc landed but whose commit was interrupted; v2's version file."""
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
-    real = History.commit
 
     def interrupted(self, doc_id, number):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(History, "commit", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        docs.write_doc("notes", body="# Notes\n\ntwo\n")
-    monkeypatch.setattr(History, "commit", real)
+    with monkeypatch.context() as patched:
+        patched.setattr(History, "commit", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            docs.write_doc("notes", body="# Notes\n\ntwo\n")
     version_2 = tiers.local / ".history" / "notes@" / "00000002"
     assert version_2.read_bytes().startswith(b'{"landed":0,')
+    return docs, version_2
+
+
+def test_a_commit_cut_short_in_the_process_is_made_at_its_next_write(tiers, monkeypatch):
+    """The doc landed but the commit never ran (an interrupt between the two): the process must
+    not build on what it knew, but settle first, which commits the version (the doc matches)."""
+    docs, version_2 = _a_second_write_whose_commit_never_ran(tiers, monkeypatch)
     docs.write_doc("notes", old="two", new="three")  # the same process, the same store
     assert version_2.read_bytes().startswith(b'{"landed":1,')
     versions = docs.read_doc("notes@history").versions
@@ -773,19 +779,7 @@ def test_a_body_write_to_exactly_half_says_nothing_of_shrinking_and_one_characte
 def test_a_commit_by_a_process_that_did_not_record_the_version_marks_it_landed_on_disk(tiers, monkeypatch):
     """The history's own commit, in a process that has no record of the pending version: it finds
     the version on disk and commits it there, so a later outside edit is one more version."""
-    docs = _docs(tiers)
-    docs.write_doc("notes", body="# Notes\n")
-    real = History.commit
-
-    def interrupted(self, doc_id, number):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(History, "commit", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        docs.write_doc("notes", body="# Notes\n\ntwo\n")
-    monkeypatch.setattr(History, "commit", real)
-    version_2 = tiers.local / ".history" / "notes@" / "00000002"
-    assert version_2.read_bytes().startswith(b'{"landed":0,')
+    docs, version_2 = _a_second_write_whose_commit_never_ran(tiers, monkeypatch)
     _docs(tiers).store.history.commit("notes", 2)  # another process's History
     assert version_2.read_bytes().startswith(b'{"landed":1,')
     (tiers.local / "notes.md").write_text("# Notes\n\nedited outside\n")
