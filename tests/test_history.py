@@ -186,17 +186,23 @@ def test_a_write_that_fails_leaves_no_version_behind(tiers, monkeypatch):
     assert [v.number for v in docs.read_doc("notes@history").versions] == [1]
 
 
-def test_a_version_that_never_landed_is_dropped_when_the_history_is_next_looked_at(tiers, monkeypatch):
+def _a_second_write_killed_before_its_doc_landed(tiers, monkeypatch) -> Docs:
+    """notes v1, then a write killed after its version file was written, before the doc's rename."""
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
 
-    def killed(path, data, mode=None):  # the version is in place; the doc never gets renamed
+    def killed(path, data, mode=None):
         raise SystemExit("killed")
 
-    monkeypatch.setattr(store_module, "atomic_write", killed)
-    with pytest.raises(SystemExit):
-        docs.write_doc("notes", body="# Notes\n\nnever landed\n")
-    monkeypatch.undo()
+    with monkeypatch.context() as patched:
+        patched.setattr(store_module, "atomic_write", killed)
+        with pytest.raises(SystemExit):
+            docs.write_doc("notes", body="# Notes\n\nnever landed\n")
+    return docs
+
+
+def test_a_version_that_never_landed_is_dropped_when_the_history_is_next_looked_at(tiers, monkeypatch):
+    docs = _a_second_write_killed_before_its_doc_landed(tiers, monkeypatch)
     assert len(_files(tiers, "notes")) == 2  # on disk, one version ahead of the doc
     versions = docs.read_doc("notes@history").versions
     assert [(v.number, v.current) for v in versions] == [(1, True)]  # settled: never shown
@@ -788,16 +794,7 @@ def test_a_commit_by_a_process_that_did_not_record_the_version_marks_it_landed_o
 
 
 def test_forget_by_a_process_that_did_not_record_the_version_removes_only_that_version(tiers, monkeypatch):
-    docs = _docs(tiers)
-    docs.write_doc("notes", body="# Notes\n")
-
-    def killed(path, data, mode=None):  # the version is in place; the doc never gets renamed
-        raise SystemExit("killed")
-
-    monkeypatch.setattr(store_module, "atomic_write", killed)
-    with pytest.raises(SystemExit):
-        docs.write_doc("notes", body="# Notes\n\nnever landed\n")
-    monkeypatch.undo()
+    docs = _a_second_write_killed_before_its_doc_landed(tiers, monkeypatch)
     assert _files(tiers, "notes") == ["00000001", "00000002"]
     _docs(tiers).store.history.forget("notes", 2)  # another process's History
     assert _files(tiers, "notes") == ["00000001"]
