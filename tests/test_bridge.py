@@ -10,7 +10,7 @@ import anyio
 import pytest
 import zmq
 
-from biopb_kernel_docs.bridge import wire
+from biopb_kernel_docs.bridge import messages, wire
 from biopb_kernel_docs.bridge.channel import Channel, start_server
 from biopb_kernel_docs.bridge.kernel_side import dispatch
 from biopb_kernel_docs.core.errors import (
@@ -18,6 +18,7 @@ from biopb_kernel_docs.core.errors import (
     DocNotFound,
     InternalError,
     InvalidArguments,
+    KernelUnavailable,
     LimitExceeded,
     StaleWrite,
 )
@@ -228,3 +229,25 @@ async def test_a_message_over_64_mib_is_dropped_before_the_channel_reads_it(doc_
     finally:
         big.close()
         small.close()
+
+
+@pytest.mark.parametrize(
+    ("evalue", "error", "next_step"),
+    [
+        (
+            "No module named 'biopb_kernel_docs.bridge'",
+            BridgeMismatch,
+            "The kernel's biopb-kernel-docs is older than this MCP server's and has no bridge for it. "
+            "Run %pip install -U biopb-kernel-docs in the notebook",
+        ),
+        (
+            "No module named 'biopb_kernel_docs'",
+            KernelUnavailable,
+            "biopb-kernel-docs is not installed in the kernel's environment. Run %pip install",
+        ),
+    ],
+)
+def test_a_kernel_that_cannot_import_the_bridge_says_whether_to_upgrade_or_install(evalue, error, next_step):
+    failure = messages.expression_failure({"ename": "ModuleNotFoundError", "evalue": evalue})
+    assert type(failure) is error
+    assert str(failure).startswith(next_step)

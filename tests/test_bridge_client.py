@@ -351,3 +351,37 @@ async def test_a_channel_that_does_not_answer_is_given_up_once_and_calls_go_by_e
         assert len(given_up) == 1, [r.getMessage() for r in caplog.records]  # one probe waited out
     finally:
         await client.close()
+
+
+def _subshells_of(connection_file: str) -> list[str]:
+    """The subshells the kernel has now, asked over its control channel."""
+    from jupyter_client import BlockingKernelClient
+
+    asker = BlockingKernelClient(connection_file=connection_file)
+    asker.load_connection_file()
+    asker.start_channels(shell=False, iopub=False, stdin=False, hb=False, control=True)
+    try:
+        request = asker.session.msg("list_subshell_request", {})
+        asker.control_channel.send(request)
+        while True:
+            reply = asker.control_channel.get_msg(timeout=10)
+            if reply["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+                return reply["content"]["subshell_id"]
+    finally:
+        asker.stop_channels()
+
+
+async def test_an_attached_client_that_closes_deletes_the_subshell_it_made_in_the_users_kernel(owned):
+    assert isinstance(await owned.call("index"), IndexView)
+    assert owned._manager is not None
+    connection_file = owned._manager.connection_file
+    before = _subshells_of(connection_file)
+    client = KernelDocsClient(connection_file=connection_file, call_timeout=CALL_TIMEOUT_SECONDS)
+    try:
+        assert isinstance(await client.call("index"), IndexView)
+        made = client._subshell
+        assert made is not None
+        assert _subshells_of(connection_file) == [*before, made]
+    finally:
+        await client.close()
+    await _until(lambda: _subshells_of(connection_file) == before)  # the user's kernel keeps none of ours
