@@ -182,3 +182,20 @@ def test_a_first_version_whose_commit_was_cut_short_is_committed_at_the_next_loo
         (2, "outside", False),
         (1, "mcp", True),
     ]
+
+
+def test_the_rewrite_of_firsts_removes_only_temp_files_of_its_own_shape(tiers, monkeypatch):
+    # an earlier rewrite's temp is .tmp-<hex>.part; a file with only one of the two ends is not one
+    monkeypatch.setattr(first_versions, "COMPACT_AT", 1)
+    docs = _docs(tiers, max_versions=1)
+    docs.write_doc("doc", body="# Doc\n")
+    docs.write_doc("doc", body="# Doc, edited\n")  # drops v1, its record
+    history = tiers.local / ".history"
+    left = history / ".tmp-0123456789abcdef.part"
+    others = [history / "notes.part", history / ".tmp-notes.md"]
+    for path in [left, *others]:
+        path.write_bytes(b"kept?")
+    docs.write_doc("last", body="# Last\n")  # dropped bytes outweigh live ones: rewritten first
+    assert b"-0" not in _firsts(tiers).read_bytes()  # the rewrite ran
+    assert not left.exists()
+    assert [path.name for path in others if path.exists()] == ["notes.part", ".tmp-notes.md"]

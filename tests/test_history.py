@@ -800,3 +800,34 @@ def test_forget_by_a_process_that_did_not_record_the_version_removes_only_that_v
     assert _files(tiers, "notes") == ["00000001"]
     versions = docs.read_doc("notes@history").versions
     assert [(v.number, v.author.surface, v.current) for v in versions] == [(1, "mcp", True)]
+
+
+def test_a_version_recording_the_doc_removed_says_no_local_file_holds_it(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    (tiers.local / "notes.md").unlink()
+    removed, written = docs.history("notes").versions
+    assert (removed.after_sha256, removed.local) == (None, False)
+    assert written.local is True
+
+
+def test_forget_removes_only_a_pending_version_never_a_landed_one_of_that_number(tiers, monkeypatch):
+    """forget(n) in the process that recorded pending v3: n = 3 would remove v3 at once, but v2
+    landed, so forget(2) removes nothing (v3 stays until settling finds its doc never landed)."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+
+    def killed(path, data, mode=None):
+        raise SystemExit("killed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store_module, "atomic_write", killed)
+        with pytest.raises(SystemExit):
+            docs.write_doc("notes", body="# Notes\n\nnever landed\n")
+    assert _files(tiers, "notes") == ["00000001", "00000002", "00000003"]
+    docs.store.history.forget("notes", 2)
+    assert _files(tiers, "notes") == ["00000001", "00000002", "00000003"]
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.current) for v in versions] == [(2, True), (1, False)]
+    assert docs.read_doc("notes@v2").text == "# Notes\n\ntwo\n"

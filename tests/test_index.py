@@ -263,3 +263,16 @@ def test_an_index_over_the_cap_can_shrink_one_entry_at_a_time_and_take_a_same_co
     assert "- lab/d000: the first doc, reworded\n" in tiers.local_text("index")
     with pytest.raises(LimitExceeded, match="the cap is 200"):
         docs.write_doc("index", old="- lab/d000:", new="- lab/extra: one more\n- lab/d000:")
+
+
+def test_ignored_line_keeps_only_the_tokens_shaped_like_ids():
+    parsed = parse_index("# I\n\nignored: old-method, (retired), ~scratch, lab/old, *\n")
+    assert parsed.ignored_in_order == ("old-method", "lab/old")
+
+
+def test_filing_under_an_existing_heading_with_an_unclosed_fence_in_its_section_is_refused():
+    text = "# I\n\n## Procedures\n- a: x\n\n```\nsome code, never closed\n"
+    with pytest.raises(EditRefused) as caught:
+        file_entry(parse_index(text), "new", "h", "## Procedures")
+    assert "opened at line 6" in str(caught.value)
+    assert 'write_doc("index", old=..., new=...)' in str(caught.value)

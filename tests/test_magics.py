@@ -152,6 +152,17 @@ def test_if_match_without_a_sha_is_a_usage_error_not_a_crash(kernel, module_tier
     assert not (module_tiers.local / "lab" / "guarded.md").exists()
 
 
+def test_an_option_without_its_value_is_a_usage_error_not_a_crash(kernel):
+    for code, option in (
+        ("%diff_versions flatfield 1 --newer", "--newer"),
+        ("%docs_skills import /tmp/skills --prefix", "--prefix"),
+    ):
+        result = kernel.run(code)
+        assert result.error is not None, code
+        assert result.error["ename"] == "UsageError", (code, result.error)
+        assert result.error["evalue"].startswith(f"{option} needs a value: "), result.error["evalue"]
+
+
 def test_refusal_is_a_usage_error_one_liner_with_the_store_message(kernel):
     result = kernel.run("%read_doc flatfeld")
     assert result.error["ename"] == "UsageError"

@@ -8,7 +8,7 @@ import pytest
 
 from biopb_kernel_docs.core.errors import InvalidArguments
 from biopb_kernel_docs.core.review import ReviewedDocs
-from biopb_kernel_docs.core.values import FileChange, from_json, to_json
+from biopb_kernel_docs.core.values import VALUE_TYPES, FileChange, from_json, to_json
 from biopb_kernel_docs.surfaces import operations
 from biopb_kernel_docs.surfaces.arguments import checked_arguments
 
@@ -113,3 +113,9 @@ def test_a_refused_argument_name_is_quoted_whole_up_to_40_characters_and_cut_aft
     with pytest.raises(InvalidArguments) as cut:
         checked_arguments("read_doc", parameters, {"x" * 39: 1})
     assert str(cut.value) == f"read_doc has no argument '{'x' * 35}...'; it takes id."
+
+
+def test_every_value_an_operation_returns_is_a_frozen_dataclass():
+    # values cross the wire and are shared between callers: none may be changed after it is built
+    thawed = [name for name, cls in VALUE_TYPES.items() if not cls.__dataclass_params__.frozen]
+    assert thawed == []

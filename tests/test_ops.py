@@ -16,6 +16,7 @@ from biopb_kernel_docs.core.errors import (
     LimitExceeded,
     OutsideTier,
     PartialWrite,
+    SectionNotFound,
     StaleWrite,
     StoreUnavailable,
     UnreadableDoc,
@@ -734,3 +735,22 @@ def test_an_update_diff_is_labelled_before_and_a_first_copy_diff_shipped(tiers, 
 def test_a_section_of_only_spaces_reads_the_outline(tiers, docs):
     tiers.put_local("mine", "# Mine\n\n## Steps\n\nOne.\n")
     assert read(docs, "mine#   ") == read(docs, "mine#")
+
+
+def test_reading_unchanged_bytes_again_hands_out_the_same_view_and_changed_bytes_a_new_one(tiers, docs):
+    # core/derived: what a doc's bytes yield is worked out once per path and bytes, then reused
+    _put_local_dated(tiers, "mine", "# Mine\n")
+    first = docs.read_doc("mine")
+    assert docs.read_doc("mine") is first
+    _put_local_dated(tiers, "mine", "# Mine, edited\n")
+    changed = docs.read_doc("mine")
+    assert changed is not first
+    assert changed.text == "# Mine, edited\n"
+
+
+def test_a_missing_section_is_a_404_not_found_that_names_the_outline_call(tiers, docs):
+    tiers.put_local("mine", "# Mine\n\n## Steps\n\nOne.\n")
+    with pytest.raises(SectionNotFound) as caught:
+        docs.read_doc("mine#Nope")
+    assert caught.value.status == 404  # like a missing doc, on every surface that shows a status
+    assert 'read_doc("mine#") lists all 2 sections' in str(caught.value)

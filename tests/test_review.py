@@ -130,6 +130,15 @@ def test_a_hunk_header_names_the_first_changed_line_of_each_side_and_how_many_ch
     assert [hunk.header for hunk in _item(docs, "notes").hunks] == ["@@ -4,0 +4,1 @@", "@@ -12,1 +13,1 @@"]
 
 
+def test_a_hunk_quotes_three_unchanged_lines_either_side_of_the_change(tiers):
+    docs = _docs(tiers, USER)
+    docs.write_doc("notes", body=BODY)
+    docs.mark_reviewed("notes", _item(docs, "notes").sha256)
+    docs.write_doc("notes", old="delta\nepsilon\n", new="")
+    (hunk,) = _item(docs, "notes").hunks
+    assert hunk.lines == (" alpha", " beta", " gamma", "-delta", "-epsilon", " zeta", " eta", " theta")
+
+
 def test_an_outside_edit_shows_as_such_in_the_review(tiers):
     docs = _docs(tiers, USER)
     docs.write_doc("notes", body=BODY)
@@ -161,6 +170,30 @@ def test_a_local_copy_equal_to_shipped_offers_drop(tiers):
     docs.drop_local_copy("flatfield", if_match=item.sha256)
     assert all(i.id != "flatfield" for i in docs.review().items)
     assert not (tiers.local / "flatfield.md").exists()
+
+
+def test_dropping_a_local_copy_reports_it_removed_with_nothing_filed_or_listed(tiers):
+    docs = _docs(tiers, USER)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, changed.")
+    docs.write_doc("flatfield", old="Step one, changed.", new="Step one.")
+    result = docs.drop_local_copy("flatfield")
+    assert (result.outcome, result.filed_under, result.already_listed) == ("removed", None, False)
+
+
+def test_a_drop_stays_in_the_history_when_an_editor_saves_the_copy_again_before_any_read(tiers):
+    docs = _docs(tiers, USER)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, changed.")
+    docs.write_doc("flatfield", old="Step one, changed.", new="Step one.")
+    docs.drop_local_copy("flatfield")
+    tiers.put_local("flatfield", (tiers.shipped / "flatfield.md").read_text())  # nothing read in between
+    versions = docs.history("flatfield").versions  # newest first
+    assert [(v.number, v.author.surface, v.local) for v in versions] == [
+        (5, "outside", True),  # the editor's copy
+        (4, "panel", False),  # the drop: the shipped text read again
+        (3, "panel", True),
+        (2, "panel", True),
+        (1, "shipped", False),
+    ]
 
 
 def test_a_shadow_that_differs_from_shipped_offers_no_drop(tiers):

@@ -245,3 +245,9 @@ def test_the_search_tools_description_states_the_caps_search_applies():
     from biopb_kernel_docs.text.tools import SEARCH_DOCS_DESCRIPTION
 
     assert f"at most {LINES_PER_DOC} lines a doc and {LINES_IN_ALL} in all" in SEARCH_DOCS_DESCRIPTION
+
+
+def test_a_one_character_query_that_ends_a_line_counts_that_line_once(store):
+    result = search_docs(store, ")")  # line 8 of flatfield ends in ')', and no other line has one
+    assert result.matching_lines == 1
+    assert [(g.id, [line.line for line in g.lines]) for g in result.groups] == [("flatfield", [8])]
