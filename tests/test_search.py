@@ -251,3 +251,13 @@ def test_a_one_character_query_that_ends_a_line_counts_that_line_once(store):
     result = search_docs(store, ")")  # line 8 of flatfield ends in ')', and no other line has one
     assert result.matching_lines == 1
     assert [(g.id, [line.line for line in g.lines]) for g in result.groups] == [("flatfield", [8])]
+
+
+def test_the_search_text_sets_each_doc_apart_with_a_blank_line_and_its_sections_together(store):
+    shown = text(search_docs(store, "valueerror")).split("\n")
+    titles = [n for n, line in enumerate(shown) if "read_doc(" in line and not line.startswith("  ")]
+    blanks_before = [shown[n - 1] == "" for n in titles]
+    doc_of = [shown[n].split(" ", 1)[0] for n in titles]
+    starts_a_doc = [n == 0 or doc_of[n] != doc_of[n - 1] for n in range(len(titles))]
+    assert len(set(doc_of)) >= 2
+    assert blanks_before == starts_a_doc
