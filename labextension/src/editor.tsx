@@ -179,19 +179,16 @@ export class DocEditor extends Panel {
     try {
       const view = this.docId === 'index' ? await api.index() : await api.doc(this.docId);
       this._state = { ...this._state, error: null, refusal: null };
-      const base = this._state.base;
-      if (base && this.text !== shown) {
-        // Typed while it loaded: those edits started from the text shown, so they stay, and the
-        // next save stays guarded by that text's sha (refused, and said, if the doc moved on).
-        this._update({ dirty: this.text !== base.text, changedOnDisk: view.sha256 !== base.sha256 });
-        return;
+      if (!this._keptTyping(shown, view.sha256)) {
+        this._setBase({ text: view.text, sha256: view.sha256, tier: view.tier, path: view.path });
       }
-      this._setBase({ text: view.text, sha256: view.sha256, tier: view.tier, path: view.path });
     } catch (error) {
       const refusal = asAPIError(error);
       if (refusal.status === 404 && this.docId !== 'index') {
         this._state = { ...this._state, error: null, refusal: null };
-        this._setBase({ text: '', sha256: null, tier: 'local', path: '' });
+        if (!this._keptTyping(shown, null)) {
+          this._setBase({ text: '', sha256: null, tier: 'local', path: '' });
+        }
         return;
       }
       this._state = { ...this._state, error: refusal.message };
@@ -277,6 +274,20 @@ export class DocEditor extends Panel {
     const widget = new MainAreaWidget({ content: aside });
     widget.title.label = `${this.title.label}: your unsaved edits`;
     this._openAside(widget);
+  }
+
+  /**
+   * Whether the user typed while a load was answered (the editor no longer shows `shown`): those
+   * edits started from the text shown, so they stay, and the next save stays guarded by that
+   * text's sha (refused, and said, if the doc moved on to `loadedSha`).
+   */
+  private _keptTyping(shown: string, loadedSha: string | null): boolean {
+    const base = this._state.base;
+    if (!base || this.text === shown) {
+      return false;
+    }
+    this._update({ dirty: this.text !== base.text, changedOnDisk: loadedSha !== base.sha256 });
+    return true;
   }
 
   /** The text the next save is based on; the editor shows it unless the user typed since `sent`. */
