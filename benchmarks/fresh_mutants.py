@@ -61,11 +61,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "biopb_kernel_docs"
 DEFAULT_FOLDERS = ("core", "surfaces", "bridge", "text")
 
-# core code runs in the test's own process, where coverage names the test; the other folders run
-# in kernels, servers and command-line processes too, which coverage sees without a test's name
+# core code runs in the test's own process, where coverage names the test; the other folders also
+# run in kernels, servers' own tasks and command-line processes, which coverage sees without a
+# test's name: there the tests of the surfaces a folder serves run too, named or not
 IN_PROCESS = f"{PACKAGE}/core/"
-# Code outside core/ also runs in a server's own tasks and in kernels, where coverage sees no test:
-# the tests of the surfaces it serves run too, whether or not they name its module.
 SURFACE_TESTS = {
     "surfaces": (
         "tests/test_handlers.py",
@@ -86,7 +85,6 @@ SLOW_TESTS = (
     "tests/test_history_crash.py",
     "tests/test_bench_run.py",
     "tests/test_mcp_inspector.py",
-    "tests/test_dev_script.py",
 )
 
 
@@ -110,7 +108,8 @@ def _node_id(context: str) -> str | None:
 @functools.cache
 def _import_time_lines(path: Path) -> frozenset[int]:
     """The lines of a module that run when it is imported: all but the bodies of its functions."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
     in_functions = {
         line
         for node in ast.walk(tree)
@@ -118,7 +117,7 @@ def _import_time_lines(path: Path) -> frozenset[int]:
         for inner in (node.body if isinstance(node.body, list) else [node.body])
         for line in range(inner.lineno, inner.end_lineno + 1)
     }
-    return frozenset(range(1, len(path.read_text(encoding="utf-8").splitlines()) + 1)) - in_functions
+    return frozenset(range(1, len(source.splitlines()) + 1)) - in_functions
 
 
 class TestsReaching:
@@ -140,10 +139,9 @@ class TestsReaching:
         # a line run at import (a constant, a default, a table of operations) carries the name of
         # whichever test imported the module first, or none: the tests reaching any line of the
         # module are the ones it can change
-        named = [context for context in by_line.get(line, []) if context]
-        if not named or line in _import_time_lines(ROOT / relative):
-            named = [context for contexts in by_line.values() for context in contexts if context]
-        contexts = named
+        contexts = [context for context in by_line.get(line, []) if context]
+        if not contexts or line in _import_time_lines(ROOT / relative):
+            contexts = [context for at_line in by_line.values() for context in at_line if context]
         return sorted({node for context in contexts for node in [_node_id(context)] if node})
 
 
@@ -156,7 +154,8 @@ def _quick_first(tests: list[str], relative: str) -> list[str]:
     return sorted(quick, key=lambda test: stem not in test.split("::")[0])
 
 
-def _modules_naming(relative: str) -> list[str]:
+@functools.cache
+def _modules_naming(relative: str) -> tuple[str, ...]:
     """The test modules named after the module, then those whose text names it."""
     stem = Path(relative).stem
     naming = []
@@ -168,14 +167,14 @@ def _modules_naming(relative: str) -> list[str]:
         ):
             naming.append(str(test_file.relative_to(ROOT)))
     naming = [module for module in naming if not module.startswith(NEVER_IN_A_COPY)]
-    return [module for module in naming if not module.startswith(SLOW_TESTS)] or naming
+    return tuple(module for module in naming if not module.startswith(SLOW_TESTS)) or tuple(naming)
 
 
 @dataclass
 class Outcome:
     number: int
     mutant: Mutant
-    verdict: str  # "killed", "SURVIVED", "SURVIVED (no test reaches it)"
+    verdict: str  # "killed", "SURVIVED" or "UNDECIDED" (its tests ran past --timeout)
     by: str
     tests_run: int
     seconds: float
@@ -212,7 +211,10 @@ class Worker:
             if done.returncode == 5:
                 return "SURVIVED", "(no test collected)"
             failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", done.stdout, flags=re.MULTILINE)
-            return "killed", failed[0] if failed else f"(exit {done.returncode})"
+            if failed:  # a test failed, or a test module no longer imports
+                return "killed", failed[0]
+            # pytest itself refused (a test the contexts name that this revision lacks, say)
+            return "UNDECIDED", f"(pytest exit {done.returncode}: {done.stdout.strip()[-200:]})"
         finally:
             target.write_text(original, encoding="utf-8")
             for cached in (target.parent / "__pycache__").glob(f"{target.stem}.*.pyc"):

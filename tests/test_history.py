@@ -186,10 +186,8 @@ def test_a_write_that_fails_leaves_no_version_behind(tiers, monkeypatch):
     assert [v.number for v in docs.read_doc("notes@history").versions] == [1]
 
 
-def _a_second_write_killed_before_its_doc_landed(tiers, monkeypatch) -> Docs:
-    """notes v1, then a write killed after its version file was written, before the doc's rename."""
-    docs = _docs(tiers)
-    docs.write_doc("notes", body="# Notes\n")
+def _kill_a_write_before_its_doc_lands(docs: Docs, monkeypatch) -> None:
+    """A write of notes killed after its version file was written, before the doc's rename."""
 
     def killed(path, data, mode=None):
         raise SystemExit("killed")
@@ -198,6 +196,13 @@ def _a_second_write_killed_before_its_doc_landed(tiers, monkeypatch) -> Docs:
         patched.setattr(store_module, "atomic_write", killed)
         with pytest.raises(SystemExit):
             docs.write_doc("notes", body="# Notes\n\nnever landed\n")
+
+
+def _a_second_write_killed_before_its_doc_landed(tiers, monkeypatch) -> Docs:
+    """notes v1, then a write killed before its doc landed."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    _kill_a_write_before_its_doc_lands(docs, monkeypatch)
     return docs
 
 
@@ -817,14 +822,7 @@ def test_forget_removes_only_a_pending_version_never_a_landed_one_of_that_number
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
     docs.write_doc("notes", body="# Notes\n\ntwo\n")
-
-    def killed(path, data, mode=None):
-        raise SystemExit("killed")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(store_module, "atomic_write", killed)
-        with pytest.raises(SystemExit):
-            docs.write_doc("notes", body="# Notes\n\nnever landed\n")
+    _kill_a_write_before_its_doc_lands(docs, monkeypatch)
     assert _files(tiers, "notes") == ["00000001", "00000002", "00000003"]
     docs.store.history.forget("notes", 2)
     assert _files(tiers, "notes") == ["00000001", "00000002", "00000003"]
