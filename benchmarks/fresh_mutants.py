@@ -30,8 +30,12 @@ first on ``PYTHONPATH`` so the kernels and servers the tests start load the muta
     .venv/bin/python benchmarks/fresh_mutants.py --contexts /tmp/contexts/.coverage --count 60 \
         --seed 20261207 --after 20261206
 
-prints a row a mutant (killed by which test, or SURVIVED) and the share killed. ``--after`` leaves
-out what earlier seeds drew, so a new sample holds no mutant a test was written against.
+prints a row a mutant (killed by which test, or SURVIVED) and the share killed. Every draw is
+recorded in ``benchmarks/mutants-drawn/SEED.txt`` (one line a mutant: module, change, the changed
+line), and ``--after`` leaves out every mutant those records name, so a new sample holds no mutant a
+test was written against. A record names the mutant by its text, not its line number, so it still
+matches after the code around it moves. ``--modules core/blame.py --count 0`` takes every fresh site
+of the modules named: a survey of a module, not a sample of the package.
 Equivalent mutants (no behaviour any caller can see changes) are for a person to strike from the
 count afterwards, with the reason.
 """
@@ -58,6 +62,7 @@ from pathlib import Path
 from mutation_sites import Mutant, apply, mutants_of
 
 ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "benchmarks" / "mutants-drawn"
 PACKAGE = "biopb_kernel_docs"
 DEFAULT_FOLDERS = ("core", "surfaces", "bridge", "text")
 
@@ -92,6 +97,28 @@ def _changed_line(mutant: Mutant) -> str:
     source = (ROOT / mutant.path).read_text(encoding="utf-8")
     changed = apply(source, mutant)
     return changed.splitlines()[mutant.line - 1]
+
+
+def _record_line(mutant: Mutant) -> str:
+    return f"{mutant.path}:{mutant.line}\t{mutant.description}\t{_changed_line(mutant).strip()}"
+
+
+def _identity(record_line: str) -> tuple[str, str, str]:
+    # the line number is left out: a mutant is the same one after the code above it moves
+    where, description, changed = record_line.split("\t")
+    return where.rpartition(":")[0], description, changed
+
+
+def _drawn_before(seeds: list[str]) -> set[tuple[str, str, str]]:
+    drawn = set()
+    for seed in seeds:
+        record = RECORDS / f"{seed}.txt"
+        if not record.is_file():
+            raise SystemExit(
+                f"No record of seed {seed}: {record} is missing. Run that seed with --list first."
+            )
+        drawn |= {_identity(line) for line in record.read_text(encoding="utf-8").splitlines() if line}
+    return drawn
 
 
 def _node_id(context: str) -> str | None:
@@ -275,7 +302,14 @@ def main() -> None:
     )
     parser.add_argument("--list", action="store_true", help="print the drawn mutants and stop")
     parser.add_argument(
-        "--after", default="", help="seeds of earlier runs (same --count) whose mutants this one leaves out"
+        "--after",
+        default="",
+        help="seeds of earlier runs (recorded in mutants-drawn/) whose mutants this one leaves out",
+    )
+    parser.add_argument(
+        "--modules",
+        default="",
+        help="draw only from these modules (core/blame.py,core/review.py); --count 0 takes every fresh site",
     )
     parser.add_argument("--only", default="", help="run only these of the drawn mutants: 3,17,42")
     args = parser.parse_args()
@@ -286,16 +320,22 @@ def main() -> None:
         for module in sorted((ROOT / PACKAGE / folder).glob("*.py"))
         for mutant in mutants_of(module, ROOT)
     ]
-    earlier = {
-        mutant
-        for seed in filter(None, args.after.split(","))
-        for mutant in _draw(sites, int(seed), args.count)
-    }
-    drawn = _draw([mutant for mutant in sites if mutant not in earlier], args.seed, args.count)
+    earlier = _drawn_before(list(filter(None, args.after.split(","))))
+    fresh = [mutant for mutant in sites if _identity(_record_line(mutant)) not in earlier]
+    if args.modules:
+        wanted = {f"{PACKAGE}/{module}" for module in args.modules.split(",")}
+        fresh = [mutant for mutant in fresh if mutant.path in wanted]
+    drawn = _draw(fresh, args.seed, args.count or len(fresh))
     print(
-        f"{len(sites)} sites in {args.folders}; drew {len(drawn)} with seed {args.seed}"
-        + (f", none of the {len(earlier)} drawn by seeds {args.after}" if earlier else ""),
+        f"{len(sites)} sites in {args.folders}, {len(fresh)} fresh"
+        + (f" in {args.modules}" if args.modules else "")
+        + (f" (leaving out the {len(earlier)} seeds {args.after} drew)" if earlier else "")
+        + f"; drew {len(drawn)} with seed {args.seed}",
         flush=True,
+    )
+    RECORDS.mkdir(exist_ok=True)
+    (RECORDS / f"{args.seed}.txt").write_text(
+        "".join(f"{_record_line(mutant)}\n" for mutant in drawn), encoding="utf-8"
     )
     if args.list:
         for number, mutant in enumerate(drawn, 1):
@@ -312,8 +352,11 @@ def main() -> None:
     def one(numbered_mutant: tuple[int, Mutant]) -> Outcome:
         number, mutant = numbered_mutant
         tests = _quick_first(reaching.of(mutant.path, mutant.line), mutant.path)
+        # a test that only inspects what a module built at import (a table, a class's flags) runs
+        # none of its lines, so coverage never names it: the modules naming the module run too
+        at_import = mutant.line in _import_time_lines(ROOT / mutant.path)
         for module in [*_modules_naming(mutant.path), *SURFACE_TESTS.get(mutant.path.split("/")[1], ())]:
-            if module not in tests and (not tests or not mutant.path.startswith(IN_PROCESS)):
+            if module not in tests and (not tests or at_import or not mutant.path.startswith(IN_PROCESS)):
                 tests.append(module)
         if not tests:
             return Outcome(number, mutant, "SURVIVED", "(no test reaches the line)", 0, 0.0)
