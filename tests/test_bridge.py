@@ -12,6 +12,7 @@ import zmq
 
 from biopb_kernel_docs.bridge import messages, wire
 from biopb_kernel_docs.bridge.channel import Channel, start_server
+from biopb_kernel_docs.bridge.client import KernelDocsClient
 from biopb_kernel_docs.bridge.kernel_side import dispatch
 from biopb_kernel_docs.core.errors import (
     BridgeMismatch,
@@ -251,3 +252,26 @@ def test_a_kernel_that_cannot_import_the_bridge_says_whether_to_upgrade_or_insta
     failure = messages.expression_failure({"ename": "ModuleNotFoundError", "evalue": evalue})
     assert type(failure) is error
     assert str(failure).startswith(next_step)
+
+
+def test_a_kernel_answer_that_is_not_a_bridge_answer_quotes_its_first_80_characters_and_says_to_upgrade():
+    # an older kernel side answers with an object's repr, which is not a Python literal
+    reply = {
+        "status": "ok",
+        "user_expressions": {
+            "result": {
+                "status": "ok",
+                "data": {
+                    "text/plain": "<biopb_kernel_docs.bridge.kernel_side.Answer object at 0x7f3a2c1b9d60>"
+                },
+            }
+        },
+    }
+    with pytest.raises(BridgeMismatch) as caught:
+        KernelDocsClient._expression_value(reply)
+    assert str(caught.value) == (
+        "The kernel answered a docs call with something that is not a bridge answer "
+        """("{'text/plain': '<biopb_kernel_docs.bridge.kernel_side.Answer object at 0x7f3a2c1"): """
+        "its biopb-kernel-docs is probably another version. Run %pip install -U biopb-kernel-docs in "
+        "the notebook, restart the kernel, and reconnect."
+    )

@@ -432,3 +432,13 @@ def test_skills_without_a_verb_says_which_verbs_there_are(tiers):
     missing = _run("skills", "import", "/no/such/dir", *_tier_args(tiers))
     assert missing.returncode == 2  # the caller's mistake, said on stderr
     assert "No directory /no/such/dir" in missing.stderr
+
+
+def test_doctor_runs_its_checks_with_the_given_options_and_prints_a_line_for_each(tiers):
+    # Whether each check passes on this install is test_doctor's concern; here: the verb reaches them.
+    done = _run("doctor", "--no-kernel", *_tier_args(tiers))
+    assert done.stderr == ""
+    lines = done.stdout.splitlines()
+    names = [line[5:].partition(":")[0] for line in lines[:-1]]  # --no-kernel: no kernel check
+    assert names == ["kernel config", "server extension", "jupyterlab", "panel", "local docs", "shipped seed"]
+    assert f"ok   local docs: {tiers.local} will be created at the first write" in done.stdout

@@ -139,3 +139,18 @@ def test_an_unknown_collection_suggests_the_first_folder_of_ids_no_index_line_na
     assert 'read_doc("index") lists the docs and collections.' in str(shipped.value)
     with pytest.raises(DocNotFound, match=r"Did you mean 'protocols/'\?"):
         docs.read_doc("protocol/")  # local protocols/stain
+
+
+def test_an_unknown_collection_never_suggests_a_flat_doc_or_a_banked_folder(tiers, docs):
+    tiers.ship("_archive/old-notes", "# Old\n\nBanked notes.\n")
+    tiers.put_local("flatfield", "# Flatfield\n\nA flat doc, not a collection.\n")
+    with pytest.raises(DocNotFound) as flat:
+        docs.read_doc("flatfeld/")
+    assert str(flat.value) == (
+        "No collection 'flatfeld/': the index has no '- flatfeld/:' line and no doc's id starts with "
+        "'flatfeld/'. read_doc(\"index\") lists the docs and collections."
+    )
+    with pytest.raises(DocNotFound) as banked:
+        docs.read_doc("archive/")
+    assert "Did you mean" not in str(banked.value)
+    assert "_archive" not in str(banked.value)

@@ -120,6 +120,14 @@ def test_the_history_bounds_come_from_the_shared_file_and_reach_the_store(tmp_pa
     assert (store.history_limits.max_versions, store.history_limits.max_bytes) == (3, 65536)
 
 
+def test_a_kernels_or_servers_own_history_max_bytes_reaches_the_store(tmp_path):
+    # c.DocStore.history_max_bytes = 65536 in ipython_kernel_config.py or jupyter_server_config.py
+    store = _store(docs_local_dir=str(tmp_path), history_max_bytes=65536)
+    assert store.open_store().history_limits.max_bytes == 65536
+    source = {s.name: s.source for s in store.resolve().view.settings}
+    assert source["history_max_bytes"] == "this process's configuration"
+
+
 def test_zero_versions_turns_the_history_off(tmp_path):
     store = _store(docs_local_dir=str(tmp_path), history_max_versions=0).open_store()
     assert store.history is None

@@ -173,6 +173,17 @@ def test_a_failed_kernel_check_shows_the_last_five_lines_the_kernel_printed():
     assert said == "; the kernel said: line 4 / line 5 / line 6 / line 7 / line 8"
 
 
+def test_a_failed_kernel_check_shows_a_short_kernel_message_from_its_first_character():
+    import tempfile
+
+    from biopb_kernel_docs.surfaces.doctor import _kernel_stderr
+
+    with tempfile.TemporaryFile("w+b") as stderr:
+        stderr.write(b"ModuleNotFoundError: No module named 'ipykernel'\n")
+        said = _kernel_stderr(stderr)
+    assert said == "; the kernel said: ModuleNotFoundError: No module named 'ipykernel'"
+
+
 def test_the_report_counts_one_failed_check_in_the_singular_and_two_in_the_plural():
     from biopb_kernel_docs.surfaces.doctor import Check, report
 

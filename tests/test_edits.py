@@ -61,6 +61,35 @@ def test_a_heading_over_1_kib_is_refused_by_file_doc(tiers, docs):
     assert _local_files(tiers) == before
 
 
+def test_an_index_edit_adding_an_entry_line_over_1_kib_is_refused_and_one_of_1_kib_is_written(tiers, docs):
+    tiers.seed()
+    exactly = "- ghost: " + "h" * (1024 - len("- ghost: "))  # 1,024 bytes: at the cap
+    over = "- ghost: " + "h" * (1025 - len("- ghost: "))  # 1,025 bytes: one past it
+    with pytest.raises(LimitExceeded) as caught:
+        docs.write_doc("index", old="## Procedures\n", new=f"## Procedures\n{over}\n")
+    assert str(caught.value).startswith(
+        "The line '- ghost: hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh'... would be a line of 1,025 bytes in the index; "
+        "the cap is 1 KiB (1,024 bytes) per index line"
+    )
+    assert str(caught.value).endswith("Shorten that hook or heading and retry.")
+    assert over not in tiers.local_text("index")
+    docs.write_doc("index", old="## Procedures\n", new=f"## Procedures\n{exactly}\n")
+    assert f"\n{exactly}\n" in tiers.local_text("index")
+
+
+def test_an_entry_line_already_over_1_kib_does_not_block_an_edit_elsewhere_in_the_index(tiers, docs):
+    tiers.seed()
+    long_line = "- ghost: " + "h" * 2000  # put there by hand, past the cap
+    tiers.put_local(
+        "index", tiers.local_text("index").replace("## Procedures\n", f"## Procedures\n{long_line}\n")
+    )
+    result = docs.write_doc("index", old="- data: how arrays are laid out", new="- data: arrays and axes")
+    assert result.outcome == "updated"
+    index = tiers.local_text("index")
+    assert "- data: arrays and axes\n" in index
+    assert f"\n{long_line}\n" in index
+
+
 # -- old/new with text copied from the rendered index ------------------------------------------------
 
 

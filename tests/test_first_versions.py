@@ -199,3 +199,60 @@ def test_the_rewrite_of_firsts_removes_only_temp_files_of_its_own_shape(tiers, m
     assert b"-0" not in _firsts(tiers).read_bytes()  # the rewrite ran
     assert not left.exists()
     assert [path.name for path in others if path.exists()] == ["notes.part", ".tmp-notes.md"]
+
+
+def _one_dropped_record(root, size: int) -> None:
+    """A ``firsts`` file holding one dropped record of ``size`` bytes, its frame line included."""
+    firsts = FirstVersions(str(root))
+    record, fd = firsts.append("gone", b"x" * (size - len(frame("gone", 0))))
+    os.close(fd)
+    firsts.drop(record)
+    assert os.path.getsize(root / "firsts") == size
+
+
+def test_dropped_records_are_cut_out_once_they_hold_64_kib_and_not_a_byte_before(tmp_path):
+    """No live record, so dropped bytes outweigh live ones: only the 64 KiB floor holds the rewrite
+    back. At 65,535 dropped bytes the next append goes after them; at 65,536 the file is rewritten
+    first, and holds the new record alone."""
+    below, at = tmp_path / "below" / ".history", tmp_path / "at" / ".history"
+    _one_dropped_record(below, 65_535)
+    _one_dropped_record(at, 65_536)
+    for root in (below, at):
+        os.close(FirstVersions(str(root)).append("next", b"y" * 10)[1])  # the next process's create
+    kept = frame("next", 10) + b"y" * 10
+    assert len(kept) == 29
+    data = (below / "firsts").read_bytes()
+    assert (len(data), data[:1], data[-29:]) == (65_535 + 29, b"-", kept)
+    assert (at / "firsts").read_bytes() == kept
+    rewritten = FirstVersions(str(at))
+    assert rewritten.read(rewritten.find("next")) == b"y" * 10
+
+
+def test_a_first_version_with_a_header_longer_than_a_listing_reads_is_still_listed(tiers):
+    """A listing reads the first 4 KiB of each version for its header; a client that declares a
+    5,000-character name writes a longer one, and its create's version must still be listed."""
+    author = Author("mcp", name="n" * 5000, version="2.1")
+    docs = Docs(Store(tiers.shipped, tiers.local, "1.0", HistoryLimits()), author=author)
+    docs.write_doc("notes", body="# Notes\n")
+    record = FirstVersions(str(tiers.local / ".history")).find("notes")
+    assert record.length > 5000
+    versions = _docs(tiers).read_doc("notes@history").versions  # another process: nothing cached
+    assert [(v.number, v.author) for v in versions] == [(1, author)]
+    assert _docs(tiers).read_doc("notes@v1").text == "# Notes\n"
+
+
+def test_a_first_version_zeroed_by_a_power_loss_is_treated_as_absent(tiers):
+    """Its frame line survived, its bytes did not: the record does not verify, so it is dropped
+    like a version file that does not verify, and the next write keeps the doc's text as v1."""
+    _docs(tiers).write_doc("notes", body="# Notes\n")
+    record = FirstVersions(str(tiers.local / ".history")).find("notes")
+    with open(_firsts(tiers), "r+b") as file:
+        file.seek(record.body)
+        file.write(bytes(record.length))
+    docs = _docs(tiers)
+    assert docs.read_doc("notes@history").versions == ()
+    assert _live(tiers) == {}
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author.surface) for v in versions] == [(2, "mcp"), (1, "earlier")]
+    assert docs.read_doc("notes@v1").text == "# Notes\n"

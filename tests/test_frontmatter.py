@@ -70,6 +70,14 @@ def test_inferred_description_is_cut_on_a_word_boundary():
     assert cut.endswith("word…")
 
 
+def test_an_inferred_description_of_200_characters_is_kept_whole_and_one_of_201_is_cut():
+    whole = " ".join(["word"] * 39 + ["words"])
+    assert len(whole) == 200
+    assert describe("x", f"# T\n\n{whole}\n").description == whole
+    longer = whole + "s"  # 201 characters
+    assert describe("x", f"# T\n\n{longer}\n").description == " ".join(["word"] * 39) + "…"
+
+
 def test_describe_prefers_frontmatter_and_falls_back_to_id():
     info = describe("x", "---\ndescription: hook\nupdated: 2026-03-04\npackages: [numpy~=2.0]\n---\n# T\n")
     assert (info.title, info.description, info.updated, info.packages) == (

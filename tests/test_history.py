@@ -829,3 +829,85 @@ def test_forget_removes_only_a_pending_version_never_a_landed_one_of_that_number
     versions = docs.read_doc("notes@history").versions
     assert [(v.number, v.current) for v in versions] == [(2, True), (1, False)]
     assert docs.read_doc("notes@v2").text == "# Notes\n\ntwo\n"
+
+
+@pytest.mark.parametrize("landed", [False, True], ids=["the-write-s-own", "an-outside-edit-s"])
+def test_a_version_write_that_fails_part_way_leaves_no_file_in_the_history(tiers, monkeypatch, landed):
+    """The disk fills up after a version's first bytes: the write is refused and nothing is left
+    in the doc's history folder: neither the version cut short (written in place while pending)
+    nor the temp file a landed version goes through (swept only once per process)."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")  # v2: the doc's history folder
+    folder = tiers.local / ".history" / "notes@"
+    docs.read_doc("notes@history")  # this process has listed (and swept) the folder
+    if landed:
+        tiers.put_local("notes", "# Notes\n\nby hand\n")  # the write records it first, as v3
+    real, edited = os.write, "by hand" if landed else "two"
+    failing = b'{"landed":1,' if landed else b'{"landed":0,'
+
+    def full_disk(fd, data):
+        if bytes(data[:12]) != failing:
+            return real(fd, data)
+        real(fd, data[:20])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)
+    with pytest.raises(StoreUnavailable, match=r"the disk is full\. That file was left as it was"):
+        docs.write_doc("notes", old=edited, new="lost")
+    monkeypatch.undo()
+    assert sorted(os.listdir(folder)) == ["00000002"]
+    expected = [(3, "outside"), (2, "mcp"), (1, "mcp")] if landed else [(2, "mcp"), (1, "mcp")]
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author.surface) for v in versions] == expected
+    assert sorted(os.listdir(folder)) == sorted(f"{n:08d}" for n, _ in expected if n > 1)
+
+
+def test_a_version_of_a_doc_whose_only_version_never_landed_says_none_are_kept(tiers, monkeypatch):
+    """A create killed before its doc landed, then the file made by hand: the history settles to
+    no version at all, and asking for one names the listing call, not a disabled history."""
+    docs = _docs(tiers)
+    real = store_module.atomic_write
+
+    def killed(path, data, mode=None):  # the version is recorded; the doc never gets renamed
+        if str(path).endswith("ghost.md"):
+            raise SystemExit("killed")
+        real(path, data, mode)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(store_module, "atomic_write", killed)
+        with pytest.raises(SystemExit):
+            docs.write_doc("ghost", body="# Ghost\n")
+    assert FirstVersions(str(tiers.local / ".history")).find("ghost") is not None  # pending, on disk
+    tiers.put_local("ghost", "# Ghost, by hand\n")
+    with pytest.raises(DocNotFound) as refused:
+        _docs(tiers).read_doc("ghost@v1")
+    message = str(refused.value)
+    assert message.startswith("'ghost' has no versions kept: it has not been written through the store")
+    assert 'read_doc("ghost@history") lists versions once it has' in message
+    assert "history_max_versions is 0" not in message
+    assert _docs(tiers).read_doc("ghost@history").versions == ()
+
+
+def test_a_drop_that_fails_leaves_no_version_behind(tiers, monkeypatch):
+    """The local copy cannot be removed (refused by the file system): the drop is refused, the copy
+    stays, and the version recording the drop is not left on disk for the next look to find."""
+    docs = _docs(tiers, author=USER)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
+    docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
+    copy = tiers.local / "flatfield.md"
+    real = os.unlink
+
+    def refused(path, *args, **kwargs):
+        if os.fspath(path) == str(copy):
+            raise PermissionError(13, "Permission denied")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refused)
+    with pytest.raises(StoreUnavailable, match="Check that the local docs directory is writable"):
+        docs.drop_local_copy("flatfield")
+    monkeypatch.undo()
+    assert copy.is_file()
+    assert _files(tiers, "flatfield") == ["00000001", "00000002", "00000003"]
+    versions = _docs(tiers).read_doc("flatfield@history").versions  # another process
+    assert [(v.number, v.current) for v in versions] == [(3, True), (2, False), (1, False)]

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from biopb_kernel_docs.core.errors import InvalidDocId
+from biopb_kernel_docs.core.errors import InvalidArguments, InvalidDocId
 from biopb_kernel_docs.core.ids import (
     ID_RULES,
     check_doc_id,
@@ -161,3 +161,15 @@ def test_an_md_suffix_in_any_case_is_refused():
     for doc_id in ("notes.MD", "lab/notes.Md"):
         with pytest.raises(InvalidDocId, match=r"ends in '\.md'.*Ids carry no '\.md'"):
             check_doc_id(doc_id)
+
+
+def test_a_bad_version_is_quoted_whole_up_to_40_characters_and_cut_at_41(docs):
+    whole = "v" + "1" * 37  # its repr is 40 characters
+    with pytest.raises(InvalidArguments) as at_40:
+        docs.restore_doc("flatfield", whole)
+    assert str(at_40.value) == (
+        f"A version is a number such as 12 (shown as v12), from 1 to 999,999,999, not 'v{'1' * 37}'."
+    )
+    with pytest.raises(InvalidArguments) as at_41:
+        docs.restore_doc("flatfield", whole + "1")  # its repr is 41 characters
+    assert str(at_41.value).endswith(f", not 'v{'1' * 34}....")

@@ -230,6 +230,22 @@ def test_help_comes_from_the_operation_list(kernel):
     assert "--replace" in result.stdout
 
 
+def test_help_on_a_magic_function_names_it_by_its_magic_name(kernel):
+    # Not config: that is IPython's own, unrelated %config.
+    result = kernel.run(
+        "import pydoc\nprint(pydoc.render_doc(get_ipython().find_line_magic('docs_config')).splitlines()[0])"
+    )
+    assert result.stdout.strip() == (
+        "Python Library Documentation: function docs_config in module biopb_kernel_docs.surfaces.magics"
+    )
+    result = kernel.run(
+        "m = get_ipython().magics_manager.magics\n"
+        "print(m['line']['read_doc'].__name__, m['line']['docs_skills'].__name__,"
+        " m['cell']['write_doc'].__name__)"
+    )
+    assert result.stdout.split() == ["read_doc", "docs_skills", "write_doc"]
+
+
 def test_docs_connect_prints_the_command_for_this_kernel(kernel):
     result = kernel.run("%docs_connect")
     assert f"mcp --existing {kernel.connection_file}" in result.stdout

@@ -855,3 +855,20 @@ def test_an_unknown_tool_parameter_is_named_whole_up_to_40_characters_and_cut_af
     assert unknown_arguments(read_doc, {"y" * 41: 1}) == (
         f"read_doc has no parameter '{'y' * 37}...'; it takes id. Nothing was done."
     )
+
+
+async def test_inlined_docs_follow_the_index_in_the_instructions_with_their_read_doc_text(tiers):
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.mcp_server import DocsBridge
+
+    store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    bridge = DocsBridge(InProcessDocsClient(store), poll_interval=3600, inline_ids=("flatfield", "no-such"))
+    async with Client(bridge.server) as client:
+        instructions = client.instructions
+    title = "\n## Reference docs, inlined (the same text read_doc returns)\n"
+    _, title, inlined = instructions.partition(title)
+    assert title, instructions[-400:]
+    assert inlined.startswith('\n### read_doc("flatfield")\n[flatfield · shipped · updated 2026-01-02]\n')
+    assert "\nStep one.\n" in inlined
+    assert "\n### read_doc(\"no-such\")\nNo doc 'no-such'" in inlined

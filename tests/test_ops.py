@@ -713,6 +713,23 @@ def test_file_doc_reports_an_index_update_never_a_doc_the_index_already_listed(t
     )
 
 
+def test_file_doc_refuses_a_listed_doc_and_names_the_heading_it_is_under(tiers, docs):
+    tiers.seed()
+    tiers.put_local("index", "- loose: filed above every heading\n\n" + tiers.local_text("index"))
+    before = tiers.local_text("index")
+    with pytest.raises(EditRefused) as under_heading:
+        docs.file_doc("flatfield", "## References")
+    assert str(under_heading.value) == (
+        "'flatfield' is already listed, under ## Procedures. Nothing was written. To move it, edit its "
+        'line with write_doc("index", old=..., new=...).'
+    )
+    with pytest.raises(
+        EditRefused, match=r"^'loose' is already listed, under no heading\. Nothing was written\."
+    ):
+        docs.file_doc("loose", "## References")
+    assert tiers.local_text("index") == before
+
+
 def test_ignoring_an_ignored_doc_again_changes_nothing(tiers, docs):
     tiers.seed()
     docs.ignore_doc("segment-nuclei")

@@ -5,9 +5,11 @@ Retire and Drop where Revert cannot help."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from biopb_kernel_docs.core.blame import Blame, opcodes
+from biopb_kernel_docs.core.blame import Blame, line_delta, opcodes
 from biopb_kernel_docs.core.errors import InvalidArguments, StaleWrite
 from biopb_kernel_docs.core.review import ReviewedDocs, revert_edit
 from biopb_kernel_docs.core.store import Store
@@ -228,6 +230,38 @@ def test_opcodes_place_the_common_tail_at_its_own_lines_in_both_texts():
     # tail starts, as difflib's own opcodes over the whole texts put it.
     found = opcodes(["a\n", "b\n", "c\n"], ["a\n", "x\n", "y\n", "c\n"])
     assert found == [("equal", 0, 1, 0, 1), ("replace", 1, 2, 1, 3), ("equal", 2, 3, 3, 4)]
+
+
+def test_opcodes_are_an_edit_script_whose_equal_spans_hold_the_same_lines_on_both_sides():
+    # Lines from a small alphabet repeat, as blank lines and list items do in a doc.
+    rng = random.Random(20261210)
+    for _ in range(3000):
+        a = [rng.choice("abc") + "\n" for _ in range(rng.randrange(7))]
+        b = [rng.choice("abc") + "\n" for _ in range(rng.randrange(7))]
+        found = opcodes(a, b)
+        rebuilt, at_a, at_b = [], 0, 0
+        for tag, a1, a2, b1, b2 in found:
+            assert (a1, b1) == (at_a, at_b), (a, b, found)
+            if tag == "equal":
+                assert a[a1:a2] == b[b1:b2], (a, b, found)
+            rebuilt += b[b1:b2]
+            at_a, at_b = a2, b2
+        assert (at_a, at_b, rebuilt) == (len(a), len(b), b), (a, b, found)
+
+
+def test_blame_keeps_a_line_that_moves_up_with_the_version_that_wrote_it():
+    blame = Blame("y\n", None)
+    blame.apply(1, "x\ny\n")  # v1 adds 'x' above 'y'
+    blame.apply(2, "q\nx\n")  # v2 adds 'q' on top and deletes 'y': 'x' is still v1's line
+    assert blame.origins == [2, 1]
+    assert blame.versions_in(2, 2) == (2,)  # the deletion of 'y' sits after the last line
+
+
+def test_line_counts_of_an_edit_to_a_last_line_without_a_newline_count_it_removed_and_added():
+    # The last line keeps its end ('2', 'x') but is a changed line all the same.
+    assert line_delta("# Notes\n- a\n2", "# Notes\n- a\n12") == (1, 1)
+    assert line_delta("a\nx", "b\nyx") == (2, 2)
+    assert line_delta("a\nx", "a\nx\n") == (0, 0)  # a newline added at the end changes no line
 
 
 # -- acting on a review that is out of date, and the quote a revert makes (issue 20) -----------------

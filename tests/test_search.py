@@ -247,6 +247,13 @@ def test_the_search_tools_description_states_the_caps_search_applies():
     assert f"at most {LINES_PER_DOC} lines a doc and {LINES_IN_ALL} in all" in SEARCH_DOCS_DESCRIPTION
 
 
+def test_a_pattern_matching_the_last_line_of_a_doc_without_a_final_newline_counts_it_once(tiers, store):
+    tiers.put_local("flatfield", FLATFIELD + "Last: ValueError at the end")  # no newline after it
+    result = search_docs(store, r"ValueError at \w+", regex=True)
+    assert (result.matching_lines, result.matching_docs, result.counted_all) == (1, 1, True)
+    assert [(g.id, [line.line for line in g.lines]) for g in result.groups] == [("flatfield", [12])]
+
+
 def test_a_one_character_query_that_ends_a_line_counts_that_line_once(store):
     result = search_docs(store, ")")  # line 8 of flatfield ends in ')', and no other line has one
     assert result.matching_lines == 1

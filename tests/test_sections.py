@@ -10,8 +10,9 @@ from biopb_kernel_docs.core.errors import DocNotFound, InvalidDocId, SectionNotF
 from biopb_kernel_docs.core.frontmatter import links_of
 from biopb_kernel_docs.core.ids import parse_request
 from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.reads import doc_view, outline_view, section_view
 from biopb_kernel_docs.core.sections import heading_key
-from biopb_kernel_docs.core.store import Store
+from biopb_kernel_docs.core.store import Store, Tier
 from biopb_kernel_docs.core.values import DocView, OutlineView, SectionView
 from biopb_kernel_docs.text.render import text
 
@@ -133,6 +134,29 @@ def test_an_unknown_section_is_refused_with_the_nearest_headings_and_the_outline
     assert isinstance(caught.value, DocNotFound)  # status 404 on every surface
     with pytest.raises(SectionNotFound, match=r"has 2 sections named 'Example', so there is no \[3\]"):
         procedure.read_doc("nuclei#Example[3]")
+
+
+@pytest.mark.parametrize(
+    ("selector", "nearest"),
+    [
+        ("Checkpoint", 'read_doc("nuclei#Checkpoints:")'),  # near one heading: that one only
+        ("seg", 'read_doc("nuclei#Segment"), read_doc("nuclei#Steps")'),  # in one title, close to another
+        ("zzz", 'read_doc("nuclei#Nuclei")'),  # near nothing: the top-level headings
+    ],
+)
+def test_an_unknown_section_names_only_the_headings_near_it_or_else_the_top_level_ones(
+    procedure, selector, nearest
+):
+    with pytest.raises(SectionNotFound) as caught:
+        procedure.read_doc(f"nuclei#{selector}")
+    assert f"No section {selector!r} in 'nuclei'. Nearest: {nearest}. read_doc(" in str(caught.value)
+
+
+def test_a_view_built_without_the_docs_facts_works_them_out_from_its_bytes(tiers, procedure):
+    doc = tiers.store().read(Tier.SHIPPED, "nuclei")
+    assert outline_view(doc, False) == procedure.read_doc("nuclei#")
+    assert doc_view(doc, False) == procedure.read_doc("nuclei")
+    assert section_view(doc, False, "Segment") == procedure.read_doc("nuclei#Segment")
 
 
 def test_a_doc_without_headings_outlines_as_none_and_a_section_of_it_is_refused(tiers):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from biopb_kernel_docs.core.errors import InvalidArguments
+from biopb_kernel_docs.core.errors import InvalidArguments, UnreadableDoc
 from biopb_kernel_docs.core.index import parse_index
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.skill_format import (
@@ -195,6 +195,23 @@ def test_a_skill_edited_by_hand_is_never_overwritten_nor_removed(tiers, out):
     assert (out / "stitch-tiles" / "SKILL.md").exists()
 
 
+def test_a_record_holding_half_a_surrogate_pair_is_refused_before_anything_is_written(tiers, out):
+    # JavaScript's JSON.stringify writes a string cut inside an emoji this way
+    docs = tiers.docs()
+    export_skills(docs, str(out))
+    edited = out / "flatfield/SKILL.md"
+    edited.write_text(edited.read_text() + "\nMy own note.\n")  # its record entry is kept as it is
+    record = out / RECORD_FILE
+    record.write_text(record.read_text().replace('"id": "flatfield"', '"id": "flatfield", "note": "\\ud83d"'))
+    docs.write_doc("stitch-tiles", old="one canvas", new="one big canvas")
+    before = (out / "stitch-tiles/SKILL.md").read_bytes()
+    with pytest.raises(UnreadableDoc) as refused:
+        export_skills(docs, str(out))
+    assert f"The export's record {record} is not one this package wrote (" in str(refused.value)
+    assert "Move it aside and export again" in str(refused.value)
+    assert (out / "stitch-tiles/SKILL.md").read_bytes() == before
+
+
 def test_a_folder_the_export_did_not_write_is_left_alone(tiers, out):
     skill(out, "flatfield", "---\nname: flatfield\ndescription: someone else's\n---\nTheirs.\n")
     result = export_skills(tiers.docs(), str(out))
@@ -242,6 +259,29 @@ def test_a_description_over_the_formats_limit_is_reported(tiers, out):
     result = export_skills(tiers.docs(), str(out))
     assert [s.name for s in result.skills] == ["stitch-tiles"]
     assert "description is 1,049 characters; the limit is 1,024" in result.refused[0].reason
+
+
+def test_the_formats_own_fields_export_at_the_top_and_a_compatibility_over_500_under_metadata(tiers, out):
+    tiers.put_local(
+        "flatfield",
+        "---\nlicense: MIT\ncompatibility: " + "c" * 500 + "\nallowed-tools: Bash(python:*) Read\n"
+        "updated: 2026-01-02\n---\n# Flatfield\n\nStep one.\n",
+    )
+    tiers.put_local("stitch-tiles", "---\ncompatibility: " + "c" * 501 + "\n---\n# Stitch tiles\n\nTiles.\n")
+    export_skills(tiers.docs(), str(out))
+    assert assert_valid_skill(out / "flatfield") == {
+        "name": "flatfield",
+        "description": "correct uneven illumination",
+        "license": "MIT",
+        "compatibility": "c" * 500,
+        "allowed-tools": "Bash(python:*) Read",
+        "metadata": {"biopb-id": "flatfield", "updated": "2026-01-02"},
+    }
+    assert assert_valid_skill(out / "stitch-tiles") == {
+        "name": "stitch-tiles",
+        "description": "assemble a grid of tiles",
+        "metadata": {"biopb-id": "stitch-tiles", "compatibility": "c" * 501},
+    }
 
 
 def test_links_between_exported_docs_name_the_other_skill(tiers, out):
@@ -332,6 +372,25 @@ def test_import_files_each_skill_under_one_heading_and_lists_the_files_it_left(t
         "- skills/qc: check masks\n\nignored: old-method\n"
     )
     assert tiers.docs().read_doc("skills/qc").description == "check masks"
+
+
+def test_an_imported_description_in_quotes_or_brackets_reads_back_as_written(tiers, out):
+    # the tolerant parser strips one pair of quotes around a value and reads [...] as a list
+    skill(
+        out, "quotes", '---\nname: quotes\ndescription: \'"Flat" means even light, says "flat"\'\n---\n# Q\n'
+    )
+    skill(
+        out,
+        "draft",
+        "---\nname: draft\ndescription: '[draft] Stain nuclei, then count them [v2]'\n---\n# D\n",
+    )
+    import_skills(tiers.docs(), str(out))
+    docs = tiers.docs()
+    assert docs.read_doc("skills/quotes").description == '"Flat" means even light, says "flat"'
+    assert docs.read_doc("skills/draft").description == "[draft] Stain nuclei, then count them [v2]"
+    assert tiers.local_text("skills/draft").startswith(
+        "---\ndescription: '[draft] Stain nuclei, then count them [v2]'\n---\n"
+    )
 
 
 def test_a_malformed_folder_is_refused_while_the_rest_import(tiers, out):

@@ -279,6 +279,16 @@ def test_a_socket_named_like_a_doc_is_reported_not_read(tiers):
         server.close()
 
 
+def test_a_device_is_refused_as_a_device_and_never_read():
+    # /dev/null reads as empty: read, it would pass for an empty doc
+    with pytest.raises(UnreadableDoc) as caught:
+        files_module.read_regular("/dev/null")
+    assert str(caught.value) == (
+        "/dev/null is a device, not a doc file. Move it out of the docs directory; the store never "
+        "reads or replaces it."
+    )
+
+
 def test_a_symlink_loop_is_a_clear_refusal_and_an_entry_naming_it_is_missing(tiers):
     tiers.local.mkdir(parents=True)
     os.symlink("loop.md", tiers.local / "loop.md")

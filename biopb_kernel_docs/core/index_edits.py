@@ -37,7 +37,10 @@ class IndexEdits:
         def edit(parsed: ParsedIndex) -> str:
             listed = next((e for e in parsed.entries if e.doc_id == doc_id), None)
             if listed is not None:
-                raise EditRefused(f"{doc_id!r} is already listed, under {listed.heading or 'no heading'}.")
+                raise EditRefused(
+                    f"{doc_id!r} is already listed, under {listed.heading or 'no heading'}. Nothing was "
+                    f"written. To move it, edit its line with {write_replace(INDEX_ID)}."
+                )
             doc = self.store.read(Tier.SHIPPED, doc_id) or self.store.read(Tier.LOCAL, doc_id)
             if doc is None:
                 raise self._not_found(doc_id)  # type: ignore[attr-defined]

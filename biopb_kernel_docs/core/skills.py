@@ -239,6 +239,8 @@ def _read_record(path: Path) -> dict[str, dict[str, str]]:
         skills = record["skills"]
         if not all(isinstance(v, dict) and isinstance(v.get("sha256"), str) for v in skills.values()):
             raise ValueError("an entry without a sha256")
+        # a lone surrogate escape such as \ud800 reads, but could not be written back as UTF-8
+        json.dumps(skills, ensure_ascii=False).encode("utf-8")
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise UnreadableDoc(
             f"The export's record {path} is not one this package wrote ({err}). Move it aside and export "
