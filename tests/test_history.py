@@ -596,6 +596,51 @@ def test_line_delta_agrees_with_difflib_where_the_alignment_is_unique():
         assert added - removed == len(after) - len(before)
 
 
+def test_line_delta_agrees_with_difflib_where_lines_share_their_ends_or_the_last_has_no_newline():
+    # lines that begin or end alike make the common head and tail stop inside a line, and an
+    # unterminated last line moves the tail's line start: the counts must still be difflib's
+    rng = random.Random(23)
+    pieces = ["a", "b", "ab", "ba", "x", ""]
+    for _ in range(3000):
+        words = rng.sample([p + q + r for p in pieces for q in pieces for r in pieces if p + q + r], 12)
+        before = words[: rng.randrange(6)]
+        after = list(before)
+        spare = words[6:]
+        for _ in range(rng.randrange(1, 3)):
+            at = rng.randrange(len(after) + 1)
+            if after and rng.random() < 0.5:
+                del after[min(at, len(after) - 1)]
+            elif spare:
+                after.insert(at, spare.pop())
+        a = "\n".join(before) + ("\n" if before and rng.random() < 0.5 else "")
+        b = "\n".join(after) + ("\n" if after and rng.random() < 0.5 else "")
+        diff = list(difflib.ndiff(a.splitlines(), b.splitlines()))
+        expected = (sum(d.startswith("+ ") for d in diff), sum(d.startswith("- ") for d in diff))
+        assert line_delta(a, b) == expected, (a, b)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "counts"),
+    [
+        ("\nx\n\n", "x\nax\n\n", (1, 1)),  # a leading blank line dropped, one line reworded
+        ("\n\n\nx\na", "\nx\n\n\nbx\n", (2, 2)),  # three blank lines kept around a moved x
+        ("a\nx\na", "x\naa\na", (1, 1)),  # the unterminated last line kept
+    ],
+)
+def test_line_delta_keeps_repeated_lines_a_diff_keeps(before, after, counts):
+    # where the common head or tail ends inside a line, the line it snaps back to decides which
+    # repeated lines stay matched: each of these is the fewest lines a line diff can show
+    assert line_delta(before, after) == counts
+
+
+def test_line_delta_counts_a_long_edit_among_many_blank_lines_exactly():
+    # every step reworded, the blank lines between them kept: difflib's autojunk would take a line
+    # repeated in over 1 % of 200 or more lines for junk and count the 200 blank lines as changed
+    before = "".join(f"step {n}\n\n\n" for n in range(100))
+    after = "".join(f"Step {n}.\n\n\n" for n in range(100))
+    assert line_delta(before, after) == (100, 100)
+
+
 # -- what a write says ------------------------------------------------------------------------------------
 
 
