@@ -99,14 +99,23 @@ def _changed_line(mutant: Mutant) -> str:
     return changed.splitlines()[mutant.line - 1]
 
 
-def _record_line(mutant: Mutant) -> str:
-    return f"{mutant.path}:{mutant.line}\t{mutant.description}\t{_changed_line(mutant).strip()}"
+def _records(sites: list[Mutant]) -> dict[Mutant, str]:
+    """Each site's record line: where it is, the change, the line before and after it, and which
+    of the sites alike in all that it is (two functions may hold the same line)."""
+    alike: dict[tuple[str, ...], int] = {}
+    records = {}
+    for mutant in sorted(sites, key=lambda mutant: (mutant.path, mutant.start)):
+        original = (ROOT / mutant.path).read_text(encoding="utf-8").splitlines()[mutant.line - 1]
+        text = (mutant.path, mutant.description, original.strip(), _changed_line(mutant).strip())
+        ordinal = alike[text] = alike.get(text, -1) + 1
+        records[mutant] = "\t".join((f"{mutant.path}:{mutant.line}", *text[1:], str(ordinal)))
+    return records
 
 
-def _identity(record_line: str) -> tuple[str, str, str]:
-    # the line number is left out: a mutant is the same one after the code above it moves
-    where, description, changed = record_line.split("\t")
-    return where.rpartition(":")[0], description, changed
+def _identity(record_line: str) -> tuple[str, ...]:
+    # the line number is left out, so a mutant is the same one after the code above it moves
+    where, *text = record_line.split("\t")
+    return (where.rpartition(":")[0], *text)
 
 
 def _drawn_before(seeds: list[str]) -> set[tuple[str, str, str]]:
@@ -321,7 +330,8 @@ def main() -> None:
         for mutant in mutants_of(module, ROOT)
     ]
     earlier = _drawn_before(list(filter(None, args.after.split(","))))
-    fresh = [mutant for mutant in sites if _identity(_record_line(mutant)) not in earlier]
+    records = _records(sites)
+    fresh = [mutant for mutant in sites if _identity(records[mutant]) not in earlier]
     if args.modules:
         wanted = {f"{PACKAGE}/{module}" for module in args.modules.split(",")}
         fresh = [mutant for mutant in fresh if mutant.path in wanted]
@@ -335,7 +345,7 @@ def main() -> None:
     )
     RECORDS.mkdir(exist_ok=True)
     (RECORDS / f"{args.seed}.txt").write_text(
-        "".join(f"{_record_line(mutant)}\n" for mutant in drawn), encoding="utf-8"
+        "".join(f"{records[mutant]}\n" for mutant in drawn), encoding="utf-8"
     )
     if args.list:
         for number, mutant in enumerate(drawn, 1):
