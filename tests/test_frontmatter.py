@@ -127,3 +127,9 @@ def test_frontmatter_may_close_with_three_dots_as_yaml_allows():
     parsed = parse_frontmatter("---\ndescription: closed by dots\n...\n# T\n")
     assert parsed.fields == {"description": "closed by dots"}
     assert parsed.body == "# T\n"
+
+
+def test_a_value_that_only_opens_or_only_closes_a_bracket_is_text_not_a_list():
+    parsed = parse_frontmatter("---\ndescription: [draft\nstatus: done]\npackages: [a, b]\n---\n")
+    assert parsed.fields == {"description": "[draft", "status": "done]", "packages": ("a", "b")}
+    assert parsed.text("description") == "[draft"

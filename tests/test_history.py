@@ -461,6 +461,25 @@ def test_at_most_2_mib_are_kept_per_doc_the_oldest_dropped_first(tiers):
     assert len(kept) == (2 * 1024 * 1024) // one
 
 
+@pytest.mark.parametrize(
+    ("max_bytes", "kept"), [(602, [2, 1]), (601, [2])], ids=["exactly-the-bound", "one-byte-over"]
+)
+def test_versions_totalling_exactly_the_byte_bound_are_all_kept_and_one_byte_more_drops_the_oldest(
+    tiers, max_bytes, kept
+):
+    """v1 (262 bytes, an older release's file) and an outside edit's v2 (340 bytes, its time the
+    doc's mtime): 602 bytes in all, kept under a bound of 602; under 601 the oldest goes."""
+    one, two = "# Notes\n\none\n", "# Notes\n\ntwo\n"
+    folder = tiers.local / ".history" / "notes@"
+    folder.mkdir(parents=True)
+    (folder / "00000001").write_bytes(_format_1(1, "cli", None, one))
+    os.utime(tiers.put_local("notes", two), (1_700_000_100, 1_700_000_100))
+    docs = _docs(tiers, max_versions=100, max_bytes=max_bytes)
+    assert [v.number for v in docs.read_doc("notes@history").versions] == kept  # settling records v2
+    sizes = {name: (folder / name).stat().st_size for name in _files(tiers, "notes")}
+    assert sizes == {"00000001": 262, "00000002": 340} if kept == [2, 1] else {"00000002": 340}
+
+
 def test_a_version_alone_over_the_byte_bound_keeps_who_and_when_without_its_text(tiers):
     docs = _docs(tiers, max_versions=100, max_bytes=1000)
     docs.write_doc("notes", body="# Notes\n")
@@ -841,6 +860,23 @@ def test_a_commit_by_a_process_that_did_not_record_the_version_marks_it_landed_o
     (tiers.local / "notes.md").write_text("# Notes\n\nedited outside\n")
     versions = docs.read_doc("notes@history").versions
     assert [(v.number, v.author.surface) for v in versions] == [(3, "outside"), (2, "mcp"), (1, "mcp")]
+
+
+def test_a_commit_this_process_has_no_record_of_makes_it_read_the_history_from_disk_again(tiers):
+    """What a process knew of a history is dropped by a commit it cannot match to its own record:
+    a newest version cut short since (a power loss) is then found, and the doc's text recorded
+    as an outside edit, as a fresh process would see it."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    newest = tiers.local / ".history" / "notes@" / "00000002"
+    newest.write_bytes(newest.read_bytes()[:-3])
+    docs.store.history.commit("notes", 2)  # committed already: not a version it has pending
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.author.surface, v.current) for v in versions] == [
+        (2, "outside", True),
+        (1, "mcp", False),
+    ]
 
 
 def test_forget_by_a_process_that_did_not_record_the_version_removes_only_that_version(tiers, monkeypatch):

@@ -142,6 +142,10 @@ def test_a_search_query_loses_its_quotes_only_when_they_are_a_matching_pair(kern
     assert unpaired.error is None, unpaired.error
     (plain,) = unpaired.data("text/plain")
     assert plain.startswith("No line matches '\"uneven illumination\\'' (literal, case-insensitive)")
+    emptied = kernel.run('%search_docs ""')  # a pair of quotes around nothing is an empty query
+    assert emptied.error is not None, emptied.data("text/plain")
+    assert emptied.error["ename"] == "UsageError", emptied.error
+    assert emptied.error["evalue"].startswith("query is empty. Give the text to find")
 
 
 def test_if_match_without_a_sha_is_a_usage_error_not_a_crash(kernel, module_tiers):

@@ -268,3 +268,19 @@ def test_the_search_text_sets_each_doc_apart_with_a_blank_line_and_its_sections_
     starts_a_doc = [n == 0 or doc_of[n] != doc_of[n - 1] for n in range(len(titles))]
     assert len(set(doc_of)) >= 2
     assert blanks_before == starts_a_doc
+
+
+def test_a_search_of_a_store_whose_local_tier_does_not_exist_yet_creates_nothing(tiers):
+    result = search_docs(tiers.store(), "step one")  # the shipped index lists flatfield
+    assert [(g.id, [line.line for line in g.lines]) for g in result.groups] == [("flatfield", [7])]
+    assert not tiers.local.exists()
+
+
+def test_a_case_insensitive_search_finds_the_right_lines_where_lower_casing_changes_a_length(store, tiers):
+    # 'İ'.lower() is two characters, so the doc's lines are matched one at a time
+    doc = "# Flatfield\n\nİstanbul has none.\n\nA ValueError here.\nİzmir: valueerror\n"
+    tiers.put_local("flatfield", doc)
+    result = search_docs(store, "valueerror")
+    assert [(g.id, [line.line for line in g.lines]) for g in result.groups if g.id == "flatfield"] == [
+        ("flatfield", [5, 6])
+    ]

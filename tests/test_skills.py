@@ -578,3 +578,15 @@ def test_an_import_names_the_fields_it_could_not_keep_as_one_line(tiers, out):
         "created skills/stains from stains/ "
         "(fields not kept (not one line of text): allowed-tools, metadata.steps)"
     ]
+
+
+def test_a_description_of_1024_characters_imports_and_of_1025_is_refused():
+    def text(description: str) -> str:
+        return f"---\nname: stains\ndescription: {description}\n---\n# Stains\n"
+
+    assert parse_skill(text("d" * 1024), "stains", yaml.safe_load).description == "d" * 1024
+    with pytest.raises(SkillProblem) as refused:
+        parse_skill(text("d" * 1025), "stains", yaml.safe_load)
+    assert str(refused.value) == (
+        "SKILL.md breaks the format's rules: its description is 1,025 characters; the limit is 1,024."
+    )
