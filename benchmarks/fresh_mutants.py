@@ -294,8 +294,13 @@ def main() -> None:
     parser.add_argument(
         "--contexts",
         type=Path,
-        required=True,
         help="combined coverage data of a suite run with test-function contexts",
+    )
+    parser.add_argument(
+        "--tests",
+        default="",
+        help="run these test files on every mutant instead of the tests coverage names (a quick "
+        "survey of a module against its own tests; a survivor may still die to another module's)",
     )
     parser.add_argument("--count", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
@@ -357,10 +362,14 @@ def main() -> None:
     if args.only:
         chosen = {int(number) for number in args.only.split(",")}
         numbered = [(number, mutant) for number, mutant in numbered if number in chosen]
-    reaching = TestsReaching(args.contexts)
+    if not args.tests and not args.contexts:
+        parser.error("give --contexts (the tests coverage names for each mutant) or --tests FILES")
+    reaching = TestsReaching(args.contexts) if not args.tests else None
 
     def one(numbered_mutant: tuple[int, Mutant]) -> Outcome:
         number, mutant = numbered_mutant
+        if reaching is None:
+            return judged(number, mutant, args.tests.split(","))
         tests = _quick_first(reaching.of(mutant.path, mutant.line), mutant.path)
         # a test that only inspects what a module built at import (a table, a class's flags) runs
         # none of its lines, so coverage never names it: the modules naming the module run too
@@ -370,6 +379,9 @@ def main() -> None:
                 tests.append(module)
         if not tests:
             return Outcome(number, mutant, "SURVIVED", "(no test reaches the line)", 0, 0.0)
+        return judged(number, mutant, tests)
+
+    def judged(number: int, mutant: Mutant, tests: list[str]) -> Outcome:
         started = time.perf_counter()
         verdict, by = run(mutant, tests, args.timeout)
         outcome = Outcome(number, mutant, verdict, by, len(tests), time.perf_counter() - started)
