@@ -3,12 +3,15 @@ surface gets them; and old/new on the index with text copied from its rendering 
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from biopb_kernel_docs.core.edits import (
     BODY_LINE_CAP,
     DOC_BYTE_CAP,
     INDEX_LINE_BYTE_CAP,
+    check_heading,
     line_count,
     replace_in_index,
 )
@@ -228,3 +231,22 @@ def test_a_replace_keeps_the_trailing_indentation_of_old_and_new(tiers, docs):
     tiers.put_local("code", "# Code\n\n```python\ndef f():\n    return 1\n```\n")
     docs.write_doc("code", old="def f():\n    ", new="def f():\n    x = 1\n    ")
     assert tiers.local_text("code") == "# Code\n\n```python\ndef f():\n    x = 1\n    return 1\n```\n"
+
+
+def test_a_heading_is_refused_for_exactly_the_characters_unicode_puts_outside_one_line():
+    # every code point but the surrogates (refused before, as text no file can hold): the control
+    # characters but the tab, and the line and paragraph separators, make a heading more than a line
+    wrong = []
+    for code_point in range(0x110000):
+        if 0xD800 <= code_point <= 0xDFFF:
+            continue
+        character = chr(code_point)
+        breaks_the_line = unicodedata.category(character) in ("Cc", "Zl", "Zp") and character != "\t"
+        try:
+            check_heading(f"## a{character}b")
+            refused = False
+        except InvalidArguments:
+            refused = True
+        if refused != breaks_the_line:
+            wrong.append(f"U+{code_point:04X}")
+    assert wrong == []
