@@ -4,14 +4,15 @@ the bounds, cut out when dropped records outweigh live ones, and seen alike by e
 
 from __future__ import annotations
 
+import errno
 import os
 
 import pytest
 
 from biopb_kernel_docs.core import first_versions
 from biopb_kernel_docs.core import store as store_module
-from biopb_kernel_docs.core.errors import DocNotFound
-from biopb_kernel_docs.core.first_versions import FirstVersions, frame, parse
+from biopb_kernel_docs.core.errors import DocNotFound, PartialWrite
+from biopb_kernel_docs.core.first_versions import FirstVersions, Record, frame, parse
 from biopb_kernel_docs.core.history import History, HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
@@ -256,3 +257,106 @@ def test_a_first_version_zeroed_by_a_power_loss_is_treated_as_absent(tiers):
     versions = docs.read_doc("notes@history").versions
     assert [(v.number, v.author.surface) for v in versions] == [(2, "mcp"), (1, "earlier")]
     assert docs.read_doc("notes@v1").text == "# Notes\n"
+
+
+def test_a_record_cut_short_is_ignored_whatever_length_its_frame_gives():
+    """The frame's ten digits give the version file's length, up to 9,999,999,999 bytes: a record
+    whose frame claims more bytes than follow it is a kill's, cut short, at every length it may give."""
+    whole = frame("a", 3) + b"abc"
+    for digits in range(1, 11):
+        torn = frame("torn", 10 ** (digits - 1) + 5) + b"x" * 5  # 5 bytes of the version file written
+        assert parse(whole + torn) == ({"a": Record(0, 16, 3)}, 19, 0), digits
+
+
+def test_a_frame_whose_id_is_not_a_string_ends_the_records_like_a_cut_short_one():
+    """No release writes one: the file is not to be trusted past it, and its id is no doc's."""
+    whole = frame("a", 3) + b"abc"
+    for odd_id in (b"5", b'["a"]', b'{"a": 1}', b"null"):
+        odd = first_versions.LIVE + b"0000000003 " + odd_id + b"\nxyz"
+        assert parse(whole + odd + frame("c", 3) + b"abc") == ({"a": Record(0, 16, 3)}, 19, 0), odd_id
+
+
+def test_a_record_cut_short_is_cut_off_in_a_firsts_file_dated_at_the_epoch(tiers):
+    """A local tier unpacked from a reproducible archive has every file dated 1970-01-01: the next
+    append still goes by the file's size, and cuts a kill's record off first."""
+    _docs(tiers).write_doc("kept", body="# Kept\n")
+    firsts = _firsts(tiers)
+    with open(firsts, "ab") as file:  # a kill in the middle of the next create's append
+        file.write(frame("torn", 5000) + b'{"landed":0,"format":2,' + b"x" * 2000)
+    os.utime(firsts, ns=(0, 0))
+    docs = _docs(tiers)
+    docs.write_doc("after", body="# After\n")
+    data = firsts.read_bytes()
+    assert b"torn" not in data
+    assert parse(data)[1] == len(data)  # every byte belongs to a whole record
+    assert list(_live(tiers)) == ["kept", "after"]
+
+
+def test_a_process_decides_the_rewrite_from_its_own_writes_as_another_process_would(tmp_path):
+    """A live record of 22 bytes, then a dropped one of 65,535 or 65,536: the next append goes after
+    them below the 64 KiB floor, and at it rewrites the file first to the live record alone, byte for
+    byte. The same whether the append comes from the process that appended and dropped the records
+    (it keeps its own count of dropped bytes) or from another (it parses the file)."""
+    kept = frame("kept", 3) + b"abc"
+    assert len(kept) == 22
+    new = frame("next", 10) + b"y" * 10
+    for size in (65_535, 65_536):
+        body = b"x" * (size - len(frame("gone", 0)))
+        gone = first_versions.DROPPED + frame("gone", len(body))[1:] + body
+        for same_process in (True, False):
+            root = tmp_path / f"{size}-{same_process}" / ".history"
+            firsts = FirstVersions(str(root))
+            for doc_id, data in (("kept", b"abc"), ("gone", body)):
+                record, fd = firsts.append(doc_id, data)
+                os.close(fd)
+            firsts.drop(record)
+            appender = firsts if same_process else FirstVersions(str(root))
+            os.close(appender.append("next", b"y" * 10)[1])
+            expected = kept + gone + new if size == 65_535 else kept + new
+            assert (root / "firsts").read_bytes() == expected, (size, same_process)
+            reader = FirstVersions(str(root))
+            assert [reader.read(reader.find(doc_id)) for doc_id in ("kept", "next")] == [b"abc", b"y" * 10]
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/dev/fd"))
+
+
+def test_reading_and_dropping_first_versions_leaves_no_descriptor_open(tiers):
+    """A server reads and drops first versions for as long as it runs: each closes what it opened
+    (a process is often allowed 1,024 open files; past them, every open fails)."""
+    docs = _docs(tiers, max_versions=1)
+    docs.write_doc("warm", body="# Warm\n")
+    before = _open_descriptors()
+    for n in range(5):
+        docs.write_doc(f"doc-{n}", body=f"# Doc {n}\n")
+        assert docs.read_doc(f"doc-{n}@v1").text == f"# Doc {n}\n"  # read from its record
+        docs.write_doc(f"doc-{n}", body=f"# Doc {n}, edited\n")  # drops v1: its status byte, in place
+    assert _live(tiers) == {"warm": FirstVersions(str(tiers.local / ".history")).find("warm")}
+    assert _open_descriptors() == before
+
+
+def test_a_rewrite_of_firsts_that_fails_leaves_no_temp_file_and_firsts_as_it_was(tiers, monkeypatch):
+    """The disk fills as the live records' rewrite is renamed over ``firsts``: the write fails with
+    the store's message, its temp file is gone, not left for the next rewrite to find, and the next
+    write, retried, goes through."""
+    monkeypatch.setattr(first_versions, "COMPACT_AT", 1)
+    docs = _docs(tiers, max_versions=1)
+    docs.write_doc("doc", body="# Doc\n")
+    docs.write_doc("doc", body="# Doc, edited\n")  # drops v1, its record
+    before = _firsts(tiers).read_bytes()
+    real = os.replace
+
+    def disk_full(source, target):  # the disk fills as the rewrite is renamed into place
+        if str(target).endswith("firsts"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(source, target)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "replace", disk_full)
+        with pytest.raises(PartialWrite, match="retry the same write"):
+            docs.write_doc("last", body="# Last\n")  # dropped bytes outweigh live ones: rewritten first
+    assert sorted(path.name for path in (tiers.local / ".history").iterdir() if path.is_file()) == ["firsts"]
+    assert _firsts(tiers).read_bytes() == before
+    docs.write_doc("last", body="# Last\n")
+    assert docs.read_doc("last@v1").text == "# Last\n"
