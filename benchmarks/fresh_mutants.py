@@ -348,10 +348,15 @@ def main() -> None:
         + f"; drew {len(drawn)} with seed {args.seed}",
         flush=True,
     )
+    record, drawn_text = RECORDS / f"{args.seed}.txt", "".join(f"{records[mutant]}\n" for mutant in drawn)
+    if record.is_file() and record.read_text(encoding="utf-8") != drawn_text:
+        # the sites are the working tree's: once the code changes, a seed draws other mutants
+        raise SystemExit(
+            f"{record} records another draw of seed {args.seed}: the code has changed since that run. "
+            "List or rerun it from a checkout of the revision it ran on, or choose a new seed."
+        )
     RECORDS.mkdir(exist_ok=True)
-    (RECORDS / f"{args.seed}.txt").write_text(
-        "".join(f"{records[mutant]}\n" for mutant in drawn), encoding="utf-8"
-    )
+    record.write_text(drawn_text, encoding="utf-8")
     if args.list:
         for number, mutant in enumerate(drawn, 1):
             print(f"{number:3} {mutant.path}:{mutant.line} {mutant.description}")
