@@ -142,6 +142,21 @@ def test_a_quote_that_occurs_twice_grows_upward_until_it_occurs_once():
     assert index.count(move.old) == 1
 
 
+def test_a_quote_that_reaches_the_first_line_and_still_occurs_twice_grows_downward_until_it_occurs_once():
+    # The index quotes its own top in a code block: grown upward to line 1, the quote still occurs
+    # twice, so it takes in the lines below it instead, until it occurs once.
+    index = (
+        "## Procs\n- x: one\n\n## Unfiled\n- lab/new: new\n\nThe layout, for example:\n"
+        "```\n## Procs\n- x: one\n\n## Unfiled\n- lab/new: new\n```\n"
+    )
+    move = filing_move(index, "lab/new")
+    assert move is not None
+    assert (move.heading, move.removes_unfiled) == ("## Procs", False)
+    assert move.old == "## Procs\n- x: one\n\n## Unfiled\n- lab/new: new\n\nThe layout, for example:"
+    assert move.new == "## Procs\n- x: one\n- lab/new: new\n\n## Unfiled\n\nThe layout, for example:"
+    assert index.count(move.old) == 1
+
+
 # -- any index shape: the proposed edit lands and moves exactly the one line -----------------------
 
 sections = st.lists(

@@ -11,7 +11,7 @@ import pytest
 
 from biopb_kernel_docs.core import first_versions
 from biopb_kernel_docs.core import store as store_module
-from biopb_kernel_docs.core.errors import DocNotFound, PartialWrite
+from biopb_kernel_docs.core.errors import DocNotFound, PartialWrite, StoreUnavailable
 from biopb_kernel_docs.core.first_versions import FirstVersions, Record, frame, parse
 from biopb_kernel_docs.core.history import History, HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
@@ -334,6 +334,31 @@ def test_reading_and_dropping_first_versions_leaves_no_descriptor_open(tiers):
         docs.write_doc(f"doc-{n}", body=f"# Doc {n}, edited\n")  # drops v1: its status byte, in place
     assert _live(tiers) == {"warm": FirstVersions(str(tiers.local / ".history")).find("warm")}
     assert _open_descriptors() == before
+
+
+def test_a_create_whose_first_version_cannot_be_appended_leaves_no_descriptor_open(tiers, monkeypatch):
+    """The disk is full as a created doc's first version is appended to ``firsts``: each attempt
+    fails with the store's message and closes what it opened, and the write, retried once there
+    is room, goes through."""
+    docs = _docs(tiers)
+    docs.write_doc("warm", body="# Warm\n")
+    before_bytes = _firsts(tiers).read_bytes()
+    before = _open_descriptors()
+
+    def disk_full(fd, data, offset):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "pwrite", disk_full)
+        for _ in range(5):
+            with pytest.raises(StoreUnavailable, match="the disk is full") as refused:
+                docs.write_doc("new", body="# New\n")
+            assert "Free some space, then retry." in str(refused.value)
+    assert _open_descriptors() == before
+    assert _firsts(tiers).read_bytes() == before_bytes
+    assert not (tiers.local / "new.md").exists()
+    docs.write_doc("new", body="# New\n")
+    assert docs.read_doc("new@v1").text == "# New\n"
 
 
 def test_a_rewrite_of_firsts_that_fails_leaves_no_temp_file_and_firsts_as_it_was(tiers, monkeypatch):

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from biopb_kernel_docs.core.frontmatter import (
     Frontmatter,
     describe,
@@ -89,6 +93,16 @@ def test_describe_prefers_frontmatter_and_falls_back_to_id():
     bare = describe("bare-id", "")
     assert bare.title == "bare-id"
     assert bare.description == "bare-id"
+
+
+def test_what_describe_returns_is_a_frozen_value_equal_to_and_hashed_like_its_twin():
+    info = describe("x", "---\npackages: [numpy]\n---\n# T\n")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.title = "changed"  # type: ignore[misc]
+    assert info.title == "T"
+    twin = describe("x", "---\npackages: [numpy]\n---\n# T\n")
+    assert info == twin
+    assert {info: "cached"}[twin] == "cached"
 
 
 def test_links_are_the_prose_links_in_order_each_once():

@@ -330,6 +330,32 @@ async def test_a_put_whose_body_names_another_doc_is_refused(jp_fetch, server_ti
     assert same.code == 200, same.body
 
 
+async def test_a_doc_reached_through_a_symlink_out_of_the_tier_is_a_403_naming_the_link(
+    jp_fetch, server_tiers, tmp_path
+):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.md"
+    secret.write_text("# Secret\n\nnot the tier's to serve\n")
+    await _api(jp_fetch, "index")
+    server_tiers.local.mkdir(exist_ok=True)
+    (server_tiers.local / "leak.md").symlink_to(secret)
+    for method, body in (("GET", None), ("PUT", {"body": "# Leak\n\noverwritten\n"})):
+        message = await _refused(
+            jp_fetch,
+            server_tiers,
+            ("docs", "leak"),
+            method,
+            body,
+            403,
+            "OutsideTier",
+            "outside the local tier",
+        )
+        assert "cannot be used until that link is removed or points inside" in message
+        assert "not the tier's to serve" not in message
+    assert secret.read_text() == "# Secret\n\nnot the tier's to serve\n"
+
+
 async def test_a_bug_is_a_500_in_the_apis_shape_with_no_traceback(jp_fetch, server_tiers, monkeypatch):
     def broken(docs, arguments):
         raise KeyError("a bug")

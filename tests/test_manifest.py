@@ -23,6 +23,19 @@ def test_first_run_records_hashes_and_reports_nothing_changed(tiers):
     assert "_banked" in recorded["hashes"]
 
 
+def test_the_manifest_is_written_with_its_keys_sorted_one_to_a_line(tiers):
+    """A local tier kept under version control diffs the manifest by id, in the same order every
+    time: its keys sorted, one to a line."""
+    tiers.local.mkdir()
+    changed_shipped_ids(tiers.store("1.0"))
+    text = (tiers.local / MANIFEST_NAME).read_text()
+    assert text.startswith('{\n "changed": [],\n "hashes": {\n  "')
+    assert text.endswith('\n },\n "version": "1.0"\n}')
+    hashes = list(_manifest(tiers)["hashes"])
+    assert hashes == sorted(hashes)
+    assert len(hashes) > 3
+
+
 def test_same_version_reads_the_manifest_without_hashing(tiers, monkeypatch):
     tiers.local.mkdir()
     changed_shipped_ids(tiers.store("1.0"))

@@ -264,6 +264,12 @@ def test_line_counts_of_an_edit_to_a_last_line_without_a_newline_count_it_remove
     assert line_delta("a\nx", "a\nx\n") == (0, 0)  # a newline added at the end changes no line
 
 
+def test_line_counts_of_a_deletion_among_repeated_lines_count_only_the_lines_deleted():
+    # The kept tail ("Run it." and the blank lines around it) repeats above: it must be matched
+    # whole, or a kept line counts as removed and added again.
+    assert line_delta("Run it.\n\n- check\nRun it.\n\n", "\nRun it.\n\n") == (0, 2)
+
+
 # -- acting on a review that is out of date, and the quote a revert makes (issue 20) -----------------
 
 

@@ -105,6 +105,13 @@ def test_regex_takes_an_re2_pattern_and_smart_case_ignores_escapes(store):
     assert search_docs(store, r"^A \w+ ValueError", regex=True).groups[0].id == "data"
 
 
+def test_a_regex_match_at_the_first_byte_of_a_doc_is_on_its_line_1(store):
+    result = search_docs(store, r"^# Flat\w+", regex=True)
+    assert [(g.id, [(line.line, line.text) for line in g.lines]) for g in result.groups] == [
+        ("flatfield", [(1, "# Flatfield")])
+    ]
+
+
 def test_a_match_never_spans_lines(store):
     assert search_docs(store, r"once\.\s+##", regex=True).matching_lines == 0
 

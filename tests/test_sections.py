@@ -136,6 +136,15 @@ def test_an_unknown_section_is_refused_with_the_nearest_headings_and_the_outline
         procedure.read_doc("nuclei#Example[3]")
 
 
+def test_a_position_past_a_single_heading_is_refused_saying_there_is_one_section_of_that_name(procedure):
+    with pytest.raises(SectionNotFound) as caught:
+        procedure.read_doc("nuclei#Segment[2]")
+    assert str(caught.value) == (
+        "'nuclei' has 1 section named 'Segment', so there is no [2]. "
+        'read_doc("nuclei#") lists every section with the call that reads it.'
+    )
+
+
 @pytest.mark.parametrize(
     ("selector", "nearest"),
     [

@@ -195,6 +195,22 @@ def test_a_skill_edited_by_hand_is_never_overwritten_nor_removed(tiers, out):
     assert (out / "stitch-tiles" / "SKILL.md").exists()
 
 
+def test_a_removed_skills_folder_left_for_its_other_files_names_at_most_three_of_them(tiers, out):
+    docs = tiers.docs()
+    export_skills(docs, str(out))
+    folder = out / "stitch-tiles"
+    for name in ("a.py", "b.py", "c.py"):
+        (folder / name).write_text("added by hand\n")
+    docs.write_doc("index", old="- stitch-tiles: assemble a grid of tiles\n", new="")
+    [note] = export_skills(docs, str(out)).left_alone
+    assert f"{folder} also holds a.py, b.py, c.py, so it was left; delete it yourself" in note.reason
+    (folder / "d.py").write_text("added by hand\n")
+    [note] = export_skills(docs, str(out)).left_alone
+    assert note.name == "stitch-tiles"
+    assert f"{folder} also holds a.py, b.py, c.py, ..., so it was left; delete it yourself" in note.reason
+    assert (folder / "SKILL.md").exists()
+
+
 def test_a_record_holding_half_a_surrogate_pair_is_refused_before_anything_is_written(tiers, out):
     # JavaScript's JSON.stringify writes a string cut inside an emoji this way
     docs = tiers.docs()
