@@ -492,6 +492,30 @@ def test_a_version_alone_over_the_byte_bound_keeps_who_and_when_without_its_text
     assert _bytes_on_disk(tiers, "notes") <= 1000
 
 
+@pytest.mark.parametrize(
+    ("max_bytes", "kept", "size", "body"),
+    [
+        (340, True, 340, "# Notes\n\ntwo\n"),
+        (339, False, 328, "Its text was not kept: it alone was over the history's byte bound.\n"),
+    ],
+    ids=["exactly-the-bound", "one-byte-over"],
+)
+def test_a_version_of_exactly_the_byte_bound_keeps_its_text_and_one_byte_more_does_not(
+    tiers, max_bytes, kept, size, body
+):
+    """An outside edit's v2 is 340 bytes with its text (its time the doc's mtime): under a bound of
+    340 it keeps the text; under 339 only its 328-byte header, who and when, is kept."""
+    folder = tiers.local / ".history" / "notes@"
+    folder.mkdir(parents=True)
+    (folder / "00000001").write_bytes(_format_1(1, "cli", None, "# Notes\n\none\n"))
+    os.utime(tiers.put_local("notes", "# Notes\n\ntwo\n"), (1_700_000_100, 1_700_000_100))
+    docs = _docs(tiers, max_versions=100, max_bytes=max_bytes)
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.kept, v.author.surface) for v in versions] == [(2, kept, "outside")]
+    assert (folder / "00000002").stat().st_size == size
+    assert text(docs.read_doc("notes@v2")).partition("]\n\n")[2] == body  # after the local-time header
+
+
 def test_the_history_hint_names_an_older_version_whose_text_was_kept(tiers):
     docs = _docs(tiers, max_versions=100, max_bytes=2000)
     docs.write_doc("notes", body="# Notes\n")

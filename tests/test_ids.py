@@ -173,3 +173,20 @@ def test_a_bad_version_is_quoted_whole_up_to_40_characters_and_cut_at_41(docs):
     with pytest.raises(InvalidArguments) as at_41:
         docs.restore_doc("flatfield", whole + "1")  # its repr is 41 characters
     assert str(at_41.value).endswith(f", not 'v{'1' * 34}....")
+
+
+@pytest.mark.parametrize(
+    ("version", "shown"),
+    [
+        (10**12 - 1, "999999999999"),
+        (10**12, "a number that large"),
+        (-(10**12) + 1, "-999999999999"),
+        (-(10**12), "a number that large"),
+    ],
+)
+def test_a_version_number_of_twelve_digits_is_quoted_and_one_of_thirteen_is_not(docs, version, shown):
+    with pytest.raises(InvalidArguments) as caught:
+        docs.restore_doc("flatfield", version)
+    assert str(caught.value) == (
+        f"A version is a number such as 12 (shown as v12), from 1 to 999,999,999, not {shown}."
+    )

@@ -408,6 +408,22 @@ def test_a_flat_read_through_a_symlink_out_of_the_tier_is_refused(tiers, tmp_pat
         Docs(tiers.store()).read_doc("leak")
 
 
+def test_a_nested_read_through_a_folder_symlink_out_of_the_tier_is_refused(tiers, tmp_path):
+    """Only the last part of a path is refused as a link when a file is opened without following
+    links, so a nested id is probed part by part: a folder link out of the tier is never read."""
+    from biopb_kernel_docs.core.ops import Docs
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n\nnot the tier's to serve\n")
+    tiers.local.mkdir()
+    (tiers.local / "lab").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(OutsideTier, match="outside the local tier"):
+        tiers.store().read(Tier.LOCAL, "lab/secret")
+    with pytest.raises(OutsideTier, match="cannot be used until that link is removed or points inside"):
+        Docs(tiers.store()).read_doc("lab/secret")
+
+
 def test_a_directory_named_like_a_doc_is_not_a_doc(tiers):
     from biopb_kernel_docs.core.ops import Docs
 
