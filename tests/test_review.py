@@ -11,7 +11,8 @@ import pytest
 
 from biopb_kernel_docs.core.blame import Blame, line_delta, opcodes
 from biopb_kernel_docs.core.errors import InvalidArguments, StaleWrite
-from biopb_kernel_docs.core.review import ReviewedDocs, revert_edit
+from biopb_kernel_docs.core.history import HistoryLimits
+from biopb_kernel_docs.core.review import ReviewedDocs, hunks, revert_edit
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 
@@ -108,7 +109,8 @@ def test_each_hunk_names_the_version_that_made_it(tiers):
     item = _item(user, "notes")
     assert item.base == "reviewed"
     assert [hunk.versions for hunk in item.hunks] == [(2,), (3,)]
-    assert [(v.number, v.author) for v in item.changes] == [(3, USER), (2, AGENT)]
+    # newest first, and only the newest is what the doc reads as now
+    assert [(v.number, v.author, v.current) for v in item.changes] == [(3, USER, True), (2, AGENT, False)]
     assert item.actions == ("looks_good", "revert")
 
 
@@ -292,3 +294,128 @@ def test_a_revert_quotes_the_hunk_with_the_least_context_that_occurs_once_not_th
     # Hunk 1 deletes the last 'wash'; 'wash' alone occurs twice, 'rinse' and one 'wash' once.
     before, after = "wash\nwash\nwash\n", "wash\nrinse\nwash\n"
     assert revert_edit(before, after, 1) == ("rinse\nwash\n", "rinse\nwash\nwash\n")
+
+
+# -- survivors of the survey of review.py against its tests (seed 20261302) ---------------------------
+
+
+def _reviewed_then_edited(tiers, before: str, after: str, **store) -> ReviewedDocs:
+    docs = ReviewedDocs(Store(tiers.shipped, tiers.local, "1.0", **store), author=USER)
+    written = docs.write_doc("lab/steps", body=before)
+    docs.mark_reviewed("lab/steps", written.changes[0].after_sha256)
+    tiers.put_local("lab/steps", after)
+    return docs
+
+
+@pytest.mark.parametrize(
+    ("hunk", "shown"),
+    [
+        (10**20 - 1, "99999999999999999999"),
+        (-(10**20) + 1, "-99999999999999999999"),
+        (10**20, "that"),
+        ("x" * 20, "'xxxxxxxxxxxxxxxxxxxx'"),
+        ("x" * 21, "that"),
+    ],
+)
+def test_a_hunk_number_is_quoted_back_up_to_twenty_digits_and_a_string_up_to_twenty_characters(
+    one_hunk, hunk, shown
+):
+    docs, item = one_hunk
+    with pytest.raises(InvalidArguments) as err:
+        docs.revert_hunk("index", hunk, item.sha256)
+    assert str(err.value).endswith(f"from 0 to 0, not {shown}.")
+
+
+def test_marking_one_hunk_reviewed_keeps_the_other_hunks_to_review(tiers):
+    docs = _reviewed_then_edited(
+        tiers, BODY, BODY.replace("beta", "beta, edited").replace("kappa", "kappa, edited")
+    )
+    item = _item(docs, "lab/steps")
+    assert len(item.hunks) == 2
+    view = docs.mark_reviewed("lab/steps", item.sha256, 1)
+    (left,) = next(i for i in view.items if i.id == "lab/steps").hunks
+    assert [line for line in left.lines if line[:1] in "-+"] == ["-beta", "+beta, edited"]
+    reviewed = (tiers.local / ".review" / "lab" / "steps.md").read_text(encoding="utf-8")
+    assert reviewed == BODY.replace("kappa", "kappa, edited")  # the baseline moved past hunk 1 only
+    assert tiers.local_text("lab/steps") == BODY.replace("beta", "beta, edited").replace(
+        "kappa", "kappa, edited"
+    )
+
+
+def test_a_hunk_near_the_top_quotes_every_line_above_it_down_to_the_first(tiers):
+    docs = _reviewed_then_edited(tiers, BODY, BODY.replace("alpha", "alpha, edited"))
+    (hunk,) = _item(docs, "lab/steps").hunks
+    assert hunk.lines == (" # Notes", " ", "-alpha", "+alpha, edited", " beta", " gamma", " delta")
+    assert hunk.header == "@@ -3,1 +3,1 @@"
+
+
+LONG = "# Protocol\n\n" + "".join(f"## Step {n}\n\nDo step {n}.\n\n" for n in range(60))  # 242 lines
+
+
+def test_two_edits_in_a_long_doc_apart_by_one_blank_line_are_two_hunks(tiers):
+    # Blank lines make up a third of a long doc: they still count as unchanged between two edits.
+    edited = LONG.replace("Do step 0.", "Do step 0 twice.").replace("## Step 1\n", "## Step one\n")
+    hunks_shown = _item(_reviewed_then_edited(tiers, LONG, edited), "lab/steps").hunks
+    assert [h.header for h in hunks_shown] == ["@@ -5,1 +5,1 @@", "@@ -7,1 +7,1 @@"]
+    assert [[line for line in h.lines if line[:1] in "-+"] for h in hunks_shown] == [
+        ["-Do step 0.", "+Do step 0 twice."],
+        ["-## Step 1", "+## Step one"],
+    ]
+
+
+def test_reverting_blank_lines_added_quotes_enough_to_occur_once_counting_overlaps(tiers):
+    # "\n\n" alone occurs twice in "\n\n\n", at neighbouring characters.
+    docs = _reviewed_then_edited(tiers, "# Steps\n- load\n", "# Steps\n\n\n- load\n")
+    item = _item(docs, "lab/steps")
+    docs.revert_hunk("lab/steps", 0, item.sha256)
+    assert tiers.local_text("lab/steps") == "# Steps\n- load\n"
+
+
+def test_reverting_the_hunk_of_an_emptied_doc_puts_its_text_back(tiers):
+    docs = _reviewed_then_edited(tiers, "# Steps\n\n- load\n", "")
+    item = _item(docs, "lab/steps")
+    assert (item.actions, [h.lines for h in item.hunks]) == (
+        ("looks_good", "revert"),
+        [("-# Steps", "-", "-- load")],
+    )
+    docs.revert_hunk("lab/steps", 0, item.sha256)
+    assert tiers.local_text("lab/steps") == "# Steps\n\n- load\n"
+
+
+def test_with_no_history_kept_the_review_shows_the_hunks_naming_no_versions(tiers):
+    docs = _reviewed_then_edited(
+        tiers, BODY, BODY.replace("gamma", "gamma, edited"), history=HistoryLimits(max_versions=0)
+    )
+    item = _item(docs, "lab/steps")
+    assert [(h.lines[3:5], h.versions) for h in item.hunks] == [(("-gamma", "+gamma, edited"), ())]
+    assert (item.changes, item.actions) == ((), ("looks_good", "revert"))
+
+
+def _occurs_once(text: str, part: str) -> bool:
+    found = [at for at in range(len(text)) if text.startswith(part, at)]  # overlapping counted
+    return part != "" and len(found) == 1
+
+
+def test_a_revert_quote_is_the_hunk_with_the_fewest_lines_either_side_that_occurs_once():
+    # Lines from a small alphabet with blank lines repeat, as they do in a doc. The reference: the
+    # hunk's lines with c lines either side (cut at the ends), for the least c that occurs once.
+    rng = random.Random(20261302)
+    for _ in range(3000):
+        before = "".join(rng.choice(["a\n", "b\n", "\n"]) for _ in range(rng.randrange(7)))
+        after = "".join(rng.choice(["a\n", "b\n", "\n"]) for _ in range(rng.randrange(7)))
+        b = after.splitlines(keepends=True)
+        a = before.splitlines(keepends=True)
+        for n, change in enumerate(hunks(before, after)):
+            old, new = revert_edit(before, after, n)
+            undone = "".join(b[: change.b1] + a[change.a1 : change.a2] + b[change.b2 :])
+            if not after:  # nothing to quote: the whole text goes back
+                assert (old, new) == ("", undone), (before, after, n)
+                continue
+            c = next(
+                c
+                for c in range(len(b) + 1)
+                if _occurs_once(after, "".join(b[max(0, change.b1 - c) : change.b2 + c]))
+            )
+            quote = "".join(b[max(0, change.b1 - c) : change.b2 + c])
+            assert old == quote, (before, after, n)
+            assert after.replace(old, new, 1) == undone, (before, after, n)

@@ -195,4 +195,6 @@ class ReviewedDocs(Docs):
         text = self._current(doc_id, if_match)
         _, baseline = self._baseline(doc_id)
         old, new = revert_edit(baseline, text, self._hunk_index(doc_id, baseline, text, hunk))
+        if not old:  # an emptied doc: there is nothing to quote, so its text is written whole
+            return self.write_doc(doc_id, body=new, if_match=if_match)
         return self.write_doc(doc_id, old=old, new=new, if_match=if_match)
