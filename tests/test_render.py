@@ -7,7 +7,7 @@ from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import ConfigView, Setting
 from biopb_kernel_docs.text.handshake import compose_instructions
-from biopb_kernel_docs.text.notebook import index_markdown
+from biopb_kernel_docs.text.notebook import config_markdown, index_markdown
 from biopb_kernel_docs.text.render import config_text, index_text, text
 
 TWO_IGNORED_LINES = """\
@@ -102,3 +102,13 @@ def test_the_config_text_with_no_config_file_says_which_file_to_write():
         "docs_local_dir  /lab    (default)\n"
         f"no config file; to set these once for every surface, write {user}\n"
     )
+
+
+def test_the_notebooks_config_table_names_the_files_it_read_or_the_one_to_write():
+    user, system = "/home/u/.jupyter/biopb_kernel_docs.json", "/etc/jupyter/biopb_kernel_docs.json"
+    settings = (Setting("docs_local_dir", "/lab", user),)
+    read = ConfigView("/lab", "/site/seed", "1.0", "0.3", settings, (user, system), user)
+    assert f"`{user}`, `{system}`" in config_markdown(read)
+    assert "none (set values once in" not in config_markdown(read)
+    unread = ConfigView("/lab", "/site/seed", "1.0", "0.3", settings, (), user)
+    assert f"none (set values once in `{user}`)" in config_markdown(unread)

@@ -291,3 +291,11 @@ def test_a_case_insensitive_search_finds_the_right_lines_where_lower_casing_chan
     assert [(g.id, [line.line for line in g.lines]) for g in result.groups if g.id == "flatfield"] == [
         ("flatfield", [5, 6])
     ]
+
+
+def test_a_section_of_a_doc_without_a_title_is_named_by_its_own_heading(tiers):
+    # with no title heading the section's path holds the section alone, and it is still shown
+    tiers.put_local("index", "# Index\n\n## Lab\n- notes: the lab's notes\n")
+    tiers.put_local("notes", "Some words first.\n\n## Steps\n\nRun the ValueError check.\n")
+    shown = text(search_docs(tiers.store(), "valueerror check"))
+    assert 'notes (§ Steps) — read_doc("notes#Steps")\n  L5: Run the ValueError check.' in shown
