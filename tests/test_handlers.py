@@ -12,6 +12,7 @@ import pytest
 import tornado.httpclient
 from jupyter_server.auth.authorizer import Authorizer
 
+from biopb_kernel_docs.core import store as store_module
 from biopb_kernel_docs.surfaces import handlers as handlers_module
 from biopb_kernel_docs.surfaces import serverext
 from biopb_kernel_docs.surfaces.serverext import EVENT_SCHEMA_ID
@@ -119,6 +120,26 @@ async def test_a_stale_write_is_a_409_with_the_stores_message_and_changes_nothin
     assert "has changed since the text this write was based on" in refusal["message"]
     assert "Nothing was written. Opening mine in the Kernel Docs panel shows" in refusal["message"]
     assert server_tiers.local_text("mine") == "# Mine\n\nthe agent's edit\n"
+
+
+async def test_a_bug_met_by_a_request_is_a_500_internal_error_that_says_to_reload_the_index(
+    jp_fetch, server_tiers, monkeypatch
+):
+    def bug(path, data, mode=None):
+        raise RuntimeError("a bug in the write path")
+
+    monkeypatch.setattr(store_module, "atomic_write", bug)
+    response = await _api(jp_fetch, "docs", "lab/notes", method="PUT", body={"body": "# Notes\n"})
+    assert response.code == 500
+    assert response.headers["Content-Type"].startswith("application/json")
+    refusal = await _json(response)
+    assert refusal["kind"] == "InternalError"
+    assert "The docs server met an unexpected error (a bug in biopb-kernel-docs" in refusal["message"]
+    assert (
+        "Whether this request changed anything is not known: reload the index "
+        "(the Kernel Docs panel's index) to see the docs as they are now before trying again."
+    ) in refusal["message"]
+    assert "RuntimeError" not in refusal["message"]  # never a traceback
 
 
 @pytest.mark.parametrize(

@@ -369,6 +369,33 @@ async def test_index_resource_notifies_on_tool_writes_and_outside_edits(home, ti
         )
 
 
+async def test_a_listed_doc_deleted_by_hand_in_a_subfolder_notifies_and_its_entry_is_marked_missing(
+    home, tiers
+):
+    tiers.seed()
+    tiers.put_local("lab/notes", "# Lab notes\n\nMine.\n")
+    heard = Notifications()
+    async with (
+        stdio_client(own_kernel(home, tiers)) as (read, write),
+        ClientSession(read, write, message_handler=heard) as session,
+    ):
+        await session.initialize()
+        with pytest.warns(Warning, match="subscri"):
+            await session.subscribe_resource(INDEX_URI)
+        index = tiers.local / "index.md"
+        index.write_text(index.read_text() + "- typed-by-hand: an edit in a text editor\n")
+        assert await heard.next() == INDEX_URI
+        index.write_text(index.read_text() + "- lab/notes: what I did at the bench\n")
+        assert await heard.next() == INDEX_URI  # the watcher has seen lab/notes listed
+
+        (tiers.local / "lab" / "notes.md").unlink()
+        assert await heard.next() == INDEX_URI
+        assert (
+            "- lab/notes: what I did at the bench (missing)"
+            in (await session.read_resource(INDEX_URI)).contents[0].text
+        )
+
+
 async def test_modern_era_listen_stream_hears_an_outside_edit(home, tiers):
     tiers.seed()  # reads create nothing: the index is there as after a first write
     async with (
