@@ -202,3 +202,9 @@ def test_a_check_that_breaks_is_reported_as_a_failure_under_its_name_not_left_ou
     assert not seed.ok
     assert seed.detail.startswith("the check failed: TypeError(")
     assert "FAIL seed: the check failed: TypeError(" in report(checks)
+
+
+def test_an_existing_writable_local_dir_passes_and_says_so(tmp_path, tiers):
+    tiers.local.mkdir(parents=True)
+    done = _doctor(tmp_path, tiers, "--no-kernel")
+    assert _line(done, "local docs") == f"ok   local docs: {tiers.local} exists and is writable"

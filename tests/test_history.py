@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import random
+import re
 import time
 from pathlib import Path
 
@@ -1016,3 +1017,18 @@ def test_a_drop_that_fails_leaves_no_version_behind(tiers, monkeypatch):
     assert _files(tiers, "flatfield") == ["00000001", "00000002", "00000003"]
     versions = _docs(tiers).read_doc("flatfield@history").versions  # another process
     assert [(v.number, v.current) for v in versions] == [(3, True), (2, False), (1, False)]
+
+
+def test_a_versions_header_counts_the_lines_its_write_changed_and_a_shipped_version_counts_none(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n\none\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\nthree\n")
+    header = text(docs.read_doc("notes@v2")).splitlines()[0]
+    assert re.fullmatch(
+        r"\[notes@v2 · \d{4}-\d\d-\d\d \d\d:\d\d · by claude-code 2\.1 via MCP · \+2 \u22121 lines · "
+        r"the current text\]",
+        header,
+    ), header
+    docs.write_doc("flatfield", body="# Flatfield\n\nThe lab's way.\n")
+    shipped = text(docs.read_doc("flatfield@v1")).splitlines()[0]
+    assert " lines" not in shipped, shipped

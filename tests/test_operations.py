@@ -130,3 +130,16 @@ def test_every_value_an_operation_returns_is_a_frozen_dataclass():
         name for name, cls in {**in_module, **VALUE_TYPES}.items() if not cls.__dataclass_params__.frozen
     )
     assert thawed == []
+
+
+def test_the_operation_registry_cannot_be_changed_after_it_is_built():
+    # one Parameter (the doc id, say) is shared by many operations on every surface: setting a
+    # field on it would change the checks of all of them, so none can be set, and each hashes.
+    read_doc = operations.OPERATIONS["read_doc"]
+    shared = read_doc.parameter("id")
+    assert operations.OPERATIONS["write_doc"].parameter("id") is shared
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        shared.required = False
+    assert shared.required is True
+    by_operation = {op: op.name for op in operations.OPERATIONS.values()}  # each hashes
+    assert by_operation[read_doc] == "read_doc"

@@ -94,6 +94,19 @@ def test_unknown_id_names_the_closest_ids_and_the_index(docs):
     )
 
 
+def test_unknown_id_suggests_at_most_the_three_closest_ids_closest_first(tiers, docs):
+    tiers.put_local(
+        "index",
+        "- nuclei-counting: a\n- nuclei-counter: b\n- nuclei-counts: c\n- nuclei-count: d\n",
+    )
+    with pytest.raises(DocNotFound) as caught:
+        read(docs, "nuclei-cont")  # all four are close; the fourth closest is left out
+    assert str(caught.value) == (
+        "No doc 'nuclei-cont'. Did you mean 'nuclei-count' or 'nuclei-counts' or 'nuclei-counter'? "
+        'read_doc("index") lists them all.'
+    )
+
+
 def test_unknown_id_never_suggests_a_banked_doc(docs):
     with pytest.raises(DocNotFound) as caught:
         read(docs, "banked")

@@ -299,3 +299,36 @@ def test_a_section_of_a_doc_without_a_title_is_named_by_its_own_heading(tiers):
     tiers.put_local("notes", "Some words first.\n\n## Steps\n\nRun the ValueError check.\n")
     shown = text(search_docs(tiers.store(), "valueerror check"))
     assert 'notes (§ Steps) — read_doc("notes#Steps")\n  L5: Run the ValueError check.' in shown
+
+
+def test_a_query_holding_a_lone_surrogate_is_refused_with_how_to_send_it(store):
+    with pytest.raises(InvalidArguments, match=r"lone surrogate.*Re-encode it as UTF-8"):
+        search_docs(store, "Value\ud800Error")
+
+
+def test_only_docs_with_lines_left_out_count_as_more_docs(tiers):
+    tiers.put_local("index", "# I\n\n## P\n- many: twelve lines\n- few: three lines\n")
+    tiers.ship("many", "# Many\n\n" + "".join(f"needle {n}\n" for n in range(12)))
+    tiers.ship("few", "# Few\n\n" + "".join(f"needle {n}\n" for n in range(3)))
+    result = search_docs(tiers.store(), "needle")
+    assert [len(g.lines) for g in result.groups] == [8, 3]
+    assert (result.more_lines, result.more_docs) == (4, 1)
+    assert "4 more matches in 1 docs: narrow the query" in text(result)
+    shown_whole = search_docs(tiers.store(), "needle 1")  # 3 lines in many, 1 in few
+    assert (shown_whole.matching_docs, shown_whole.more_lines, shown_whole.more_docs) == (2, 0, 0)
+
+
+def test_a_line_of_240_characters_is_shown_whole_and_one_of_241_is_cut(tiers, store):
+    tiers.put_local("data", "# Data\n\n" + "x" * 230 + "ValueError\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert (line.text, line.spans) == ("x" * 230 + "ValueError", ((230, 240),))
+    tiers.put_local("data", "# Data\n\n" + "x" * 231 + "ValueError\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert (line.text, line.spans) == ("…" + "x" * 230 + "ValueError", ((231, 241),))
+
+
+def test_a_match_far_into_a_long_line_is_shown_with_the_80_characters_before_it(tiers, store):
+    tiers.put_local("data", "# Data\n\n" + "x" * 500 + "ValueError" + "y" * 500 + "\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert line.text == "…" + "x" * 80 + "ValueError" + "y" * 150 + "…"
+    assert line.spans == ((81, 91),)

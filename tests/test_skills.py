@@ -25,6 +25,7 @@ from biopb_kernel_docs.core.skills import RECORD_FILE, export_skills
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.surfaces.settings import default_shipped_dir
+from biopb_kernel_docs.text.render import text as agent_text
 from biopb_kernel_docs.text.skills import skill_import_lines
 
 from .conftest import SEED_INDEX
@@ -442,6 +443,23 @@ def test_a_skill_file_over_1_mib_is_refused_by_its_size_before_it_is_read(tiers,
     ]
 
 
+def test_a_skill_file_of_exactly_1_mib_is_read_and_one_byte_more_is_refused_unread(tiers, out):
+    for name, size in (("exact", 1_048_576), ("over", 1_048_577)):
+        head = f"---\nname: {name}\ndescription: x\n---\n# Big\n\n"
+        path = skill(out, name, head + "w" * (size - len(head) - 1) + "\n") / "SKILL.md"
+        assert path.stat().st_size == size
+    result = import_skills(tiers.docs(), str(out))
+    assert result.imported == ()
+    reasons = {note.name: note.reason for note in result.refused}
+    # read whole, it is refused by the doc cap, naming its real size and the way to shorten it
+    assert reasons["exact/"].startswith(
+        "'skills/exact' would be 1,048,564 bytes; the cap is 64 KiB (65,536 bytes) per doc"
+    )
+    assert "Shorten it" in reasons["exact/"]
+    assert reasons["over/"] == "SKILL.md is over 1 MiB; a doc is at most 64 KiB."
+    assert not (tiers.local / "skills").exists()
+
+
 def test_an_existing_id_is_refused_unless_replace(tiers, out):
     skill(out, "flatfield", "---\nname: flatfield\ndescription: the lab's flatfield\n---\n# Lab flat\n")
     refused = import_skills(tiers.docs(), str(out), prefix="")
@@ -605,4 +623,14 @@ def test_a_description_of_1024_characters_imports_and_of_1025_is_refused():
         parse_skill(text("d" * 1025), "stains", yaml.safe_load)
     assert str(refused.value) == (
         "SKILL.md breaks the format's rules: its description is 1,025 characters; the limit is 1,024."
+    )
+
+
+def test_the_import_text_names_the_folders_that_are_not_skills_and_how_to_read_one(tiers, out):
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    (out / "drafts").mkdir()
+    said = agent_text(import_skills(tiers.docs(), str(out)))
+    assert said.endswith(
+        "  created skills/qc from qc/\n\nFolders without a SKILL.md, so not skills:\n  - drafts\n\n"
+        'Read one with read_doc("skills/qc").\n'
     )

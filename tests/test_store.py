@@ -41,6 +41,16 @@ def test_shipped_ids_leave_out_banked_docs_and_the_index(tiers):
     assert "_banked" in store.all_shipped_ids()
 
 
+def test_each_tiers_root_is_the_directory_its_docs_are_read_from(tiers):
+    tiers.put_local("data", "# Data\n\nMine.\n")  # the same id in both tiers
+    store = tiers.store()
+    assert store.root(Tier.SHIPPED) == tiers.shipped.resolve()
+    assert store.root(Tier.LOCAL) == tiers.local.resolve()
+    assert Path(store.read(Tier.SHIPPED, "data").path) == store.root(Tier.SHIPPED) / "data.md"
+    assert Path(store.read(Tier.LOCAL, "data").path) == store.root(Tier.LOCAL) / "data.md"
+    assert (store.root(Tier.LOCAL) / "data.md").read_text() == "# Data\n\nMine.\n"
+
+
 def test_ids_may_name_subdirectories(tiers):
     tiers.ship("design/engine", "# Engine\n")
     assert "design/engine" in tiers.store().shipped_ids()
