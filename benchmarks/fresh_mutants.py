@@ -50,6 +50,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -236,12 +237,26 @@ class Worker:
             pytest = ["-m", "pytest", "-n", "0", "-x", "-q", "-p", "no:cacheprovider", "--timeout", "120"]
             command = [sys.executable, *pytest, *tests]
             env = {**os.environ, "PYTHONPATH": str(self.copy), "PYTHONDONTWRITEBYTECODE": "1"}
+            # a session of its own, ended whole afterwards: a mutant can leave a server its tests
+            # started spinning (an await removed from a loop), which would eat a core for hours
+            tests_run = subprocess.Popen(
+                command,
+                cwd=self.copy,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
             try:
-                done = subprocess.run(
-                    command, cwd=self.copy, env=env, capture_output=True, text=True, timeout=timeout
-                )
+                stdout, _ = tests_run.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
                 return "UNDECIDED", f"(its tests ran over {timeout:.0f} s)"
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(tests_run.pid, signal.SIGKILL)
+                tests_run.communicate()
+            done = subprocess.CompletedProcess(command, tests_run.returncode, stdout)
             if done.returncode == 0:
                 return "SURVIVED", ""
             if done.returncode == 5:
