@@ -187,16 +187,22 @@ def test_a_write_that_fails_leaves_no_version_behind(tiers, monkeypatch):
     assert [v.number for v in docs.read_doc("notes@history").versions] == [1]
 
 
-def _kill_a_write_before_its_doc_lands(docs: Docs, monkeypatch) -> None:
-    """A write of notes killed after its version file was written, before the doc's rename."""
+def _kill_a_write_before_its_doc_lands(
+    docs: Docs, monkeypatch, doc_id: str = "notes", body: str = "# Notes\n\nnever landed\n"
+) -> None:
+    """A write of the doc killed after its version was recorded, before the doc's rename (other
+    files, the manifest say, are written as usual)."""
+    real = store_module.atomic_write
 
     def killed(path, data, mode=None):
-        raise SystemExit("killed")
+        if str(path).endswith(f"{doc_id}.md"):
+            raise SystemExit("killed")
+        real(path, data, mode)
 
     with monkeypatch.context() as patched:
         patched.setattr(store_module, "atomic_write", killed)
         with pytest.raises(SystemExit):
-            docs.write_doc("notes", body="# Notes\n\nnever landed\n")
+            docs.write_doc(doc_id, body=body)
 
 
 def _a_second_write_killed_before_its_doc_landed(tiers, monkeypatch) -> Docs:
@@ -972,18 +978,7 @@ def test_a_version_write_that_fails_part_way_leaves_no_file_in_the_history(tiers
 def test_a_version_of_a_doc_whose_only_version_never_landed_says_none_are_kept(tiers, monkeypatch):
     """A create killed before its doc landed, then the file made by hand: the history settles to
     no version at all, and asking for one names the listing call, not a disabled history."""
-    docs = _docs(tiers)
-    real = store_module.atomic_write
-
-    def killed(path, data, mode=None):  # the version is recorded; the doc never gets renamed
-        if str(path).endswith("ghost.md"):
-            raise SystemExit("killed")
-        real(path, data, mode)
-
-    with monkeypatch.context() as patched:
-        patched.setattr(store_module, "atomic_write", killed)
-        with pytest.raises(SystemExit):
-            docs.write_doc("ghost", body="# Ghost\n")
+    _kill_a_write_before_its_doc_lands(_docs(tiers), monkeypatch, "ghost", "# Ghost\n")
     assert FirstVersions(str(tiers.local / ".history")).find("ghost") is not None  # pending, on disk
     tiers.put_local("ghost", "# Ghost, by hand\n")
     with pytest.raises(DocNotFound) as refused:
