@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+from collections import Counter
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -89,6 +90,10 @@ def test_no_edit_is_proposed_for_a_doc_the_index_already_lists(tiers, docs):
     assert docs.write_doc("lab/planned", body="# P\n\np.\n").move is None
 
 
+def test_no_edit_is_proposed_for_a_doc_the_index_does_not_list():
+    assert filing_move("# D\n\n## Procs\n- x: one\n", "lab/absent") is None
+
+
 def test_the_shipped_seed_index_files_a_new_procedure_under_procedures(tmp_path):
     shipped = tmp_path / "shipped"
     shutil.copytree(ROOT / "seed", shipped)
@@ -130,6 +135,19 @@ def test_the_quote_starts_on_a_line_not_blank_on_both_sides():
     assert move.new == "- lab/a: first\n\n## Procs\n- x: one\n- lab/new: new"
 
 
+def test_a_line_of_spaces_closing_the_target_section_stays_below_the_entry():
+    # A line of spaces ends the section the entry lands in, and an empty heading and an ignored:
+    # line close the file: the quote spans from that section's last entry to the next heading.
+    index = "# Index\n\n## Sub\n- b: y\n  \n## Unfiled\n\n## Procs\nignored: gone\n"
+    filed = file_entry(parse_index(index), "lab/new", "new")
+    assert filed == "# Index\n\n## Sub\n- b: y\n  \n## Unfiled\n- lab/new: new\n\n## Procs\nignored: gone\n"
+    move = filing_move(filed, "lab/new")
+    assert move is not None
+    assert (move.heading, move.removes_unfiled) == ("## Sub", True)
+    assert move.old == "- b: y\n  \n## Unfiled\n- lab/new: new\n\n## Procs"
+    assert move.new == "- b: y\n- lab/new: new\n  \n## Procs"
+
+
 def test_a_quote_that_occurs_twice_grows_upward_until_it_occurs_once():
     # An index that lists the new doc twice, each time after an ignored: line and before an
     # ## Unfiled: the shortest quote occurs twice, and takes in the line above it, not below.
@@ -161,8 +179,9 @@ def test_a_quote_that_reaches_the_first_line_and_still_occurs_twice_grows_downwa
 
 sections = st.lists(
     st.tuples(
-        st.sampled_from(["## Refs", "## Procs", "### Sub", "## Notes", "## Unfiled"]),
-        st.lists(st.sampled_from(["- a: x", "- b: y", "prose line", "", "- c: z"]), max_size=4),
+        st.sampled_from(["## Refs", "## Procs", "### Sub", "# Top", "## Unfiled"]),
+        st.lists(st.sampled_from(["- a: x", "- b: y", "prose line", "", "  ", "- c: z"]), max_size=4),
+        st.booleans(),
     ),
     max_size=5,
 )
@@ -172,18 +191,21 @@ sections = st.lists(
 @given(sections, st.booleans())
 def test_the_proposed_edit_lands_on_any_index_and_moves_only_the_new_line(layout, ignored):
     lines = ["# Index", ""]
-    for heading, body in layout:
-        lines += [heading, *body, ""]
+    for heading, body, blank_after in layout:
+        lines += [heading, *body, *([""] if blank_after else [])]
     if ignored:
         lines.append("ignored: gone")
     before = parse_index("\n".join(lines) + "\n")
     filed = file_entry(before, "lab/new", "the new doc")
     move = filing_move(filed, "lab/new")
-    headings = {e.heading for e in before.entries if e.heading and e.heading != "## Unfiled"}
-    if not headings:
+    counts = Counter(e.heading for e in before.entries if e.heading and e.heading != "## Unfiled")
+    if not counts:
         assert move is None
         return
     assert move is not None
+    # The busiest heading, a tie going to the later one (a repeated heading where its first entry is).
+    ordered = dict.fromkeys(e.heading for e in before.entries)
+    assert move.heading == [h for h in ordered if counts[h] == max(counts.values())][-1]
     assert filed.count(move.old) == 1
     after = filed.replace(move.old, move.new, 1)
     parsed = parse_index(after)
@@ -191,10 +213,17 @@ def test_the_proposed_edit_lands_on_any_index_and_moves_only_the_new_line(layout
     assert entry.heading == move.heading
     new_line = "- lab/new: the new doc"
     dropped = {new_line, "## Unfiled", ""} if move.removes_unfiled else {new_line}
-    kept_after = [line for line in after.split("\n") if line not in dropped]
-    assert kept_after == [line for line in filed.split("\n") if line not in dropped]
+    kept_after = [line for line in after.split("\n") if line.strip() not in dropped]
+    assert kept_after == [line for line in filed.split("\n") if line.strip() not in dropped]
     if move.removes_unfiled:  # exactly one ## Unfiled heading went, the one it was under
         assert after.count("## Unfiled") == filed.count("## Unfiled") - 1
+    else:
+        assert after.count("## Unfiled") == filed.count("## Unfiled")
+    # The quote reaches from the entry's old place to the line it lands under, and vice versa.
+    assert new_line in move.old.split("\n")
+    landed = after.split("\n")
+    under = landed[landed.index(new_line) - 1]
+    assert f"{under}\n{new_line}" in move.new
     assert after.split("\n").count("- lab/new: the new doc") == 1
     for quoted in (move.old, move.new):  # a notebook cell keeps it whole
         assert quoted.split("\n")[0].strip()
