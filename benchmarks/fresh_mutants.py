@@ -94,10 +94,13 @@ SLOW_TESTS = (
 )
 
 
+@functools.cache
+def _source(relative: str) -> str:
+    return (ROOT / relative).read_text(encoding="utf-8")
+
+
 def _changed_line(mutant: Mutant) -> str:
-    source = (ROOT / mutant.path).read_text(encoding="utf-8")
-    changed = apply(source, mutant)
-    return changed.splitlines()[mutant.line - 1]
+    return apply(_source(mutant.path), mutant).splitlines()[mutant.line - 1]
 
 
 def _records(sites: list[Mutant]) -> dict[Mutant, str]:
@@ -106,7 +109,7 @@ def _records(sites: list[Mutant]) -> dict[Mutant, str]:
     alike: dict[tuple[str, ...], int] = {}
     records = {}
     for mutant in sorted(sites, key=lambda mutant: (mutant.path, mutant.start)):
-        original = (ROOT / mutant.path).read_text(encoding="utf-8").splitlines()[mutant.line - 1]
+        original = _source(mutant.path).splitlines()[mutant.line - 1]
         text = (mutant.path, mutant.description, original.strip(), _changed_line(mutant).strip())
         ordinal = alike[text] = alike.get(text, -1) + 1
         records[mutant] = "\t".join((f"{mutant.path}:{mutant.line}", *text[1:], str(ordinal)))
@@ -256,16 +259,15 @@ class Worker:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(tests_run.pid, signal.SIGKILL)
                 tests_run.communicate()
-            done = subprocess.CompletedProcess(command, tests_run.returncode, stdout)
-            if done.returncode == 0:
+            if tests_run.returncode == 0:
                 return "SURVIVED", ""
-            if done.returncode == 5:
+            if tests_run.returncode == 5:
                 return "SURVIVED", "(no test collected)"
-            failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", done.stdout, flags=re.MULTILINE)
+            failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", stdout, flags=re.MULTILINE)
             if failed:  # a test failed, or a test module no longer imports
                 return "killed", failed[0]
             # pytest itself refused (a test the contexts name that this revision lacks, say)
-            return "UNDECIDED", f"(pytest exit {done.returncode}: {done.stdout.strip()[-200:]})"
+            return "UNDECIDED", f"(pytest exit {tests_run.returncode}: {stdout.strip()[-200:]})"
         finally:
             target.write_text(original, encoding="utf-8")
             for cached in (target.parent / "__pycache__").glob(f"{target.stem}.*.pyc"):
