@@ -245,9 +245,9 @@ def test_help_on_a_magic_function_names_it_by_its_magic_name(kernel):
     result = kernel.run(
         "m = get_ipython().magics_manager.magics\n"
         "print(m['line']['read_doc'].__name__, m['line']['docs_skills'].__name__,"
-        " m['cell']['write_doc'].__name__)"
+        " m['cell']['write_doc'].__name__, m['line']['docs_connect'].__name__)"
     )
-    assert result.stdout.split() == ["read_doc", "docs_skills", "write_doc"]
+    assert result.stdout.split() == ["read_doc", "docs_skills", "write_doc", "docs_connect"]
 
 
 def test_docs_connect_prints_the_command_for_this_kernel(kernel):

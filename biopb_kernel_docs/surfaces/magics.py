@@ -206,7 +206,7 @@ class DocsMagics:
                 arguments["body"] = cell
         return arguments
 
-    def connect(self, line: str) -> None:
+    def docs_connect(self, line: str) -> None:
         """Print the command that connects an agent (over MCP) to this kernel's docs.
 
         The agent's read_doc and write_doc then run in this kernel, against the same docs and
@@ -278,4 +278,4 @@ def register(shell, doc_store: DocStore) -> None:
         shell.register_magic_function(
             _group_function(magics, name, verbs), magic_kind="line", magic_name=name
         )
-    shell.register_magic_function(magics.connect, magic_kind="line", magic_name="docs_connect")
+    shell.register_magic_function(magics.docs_connect, magic_kind="line", magic_name="docs_connect")
