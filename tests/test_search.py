@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biopb_kernel_docs.core import search as search_module
 from biopb_kernel_docs.core.errors import InvalidArguments
-from biopb_kernel_docs.core.search import LINES_IN_ALL, LINES_PER_DOC, MAX_QUERY_LENGTH, search_docs
+from biopb_kernel_docs.core.search import (
+    LINES_IN_ALL,
+    LINES_PER_DOC,
+    MAX_QUERY_LENGTH,
+    check_query,
+    search_docs,
+)
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.text.render import text
+
+from .conftest import build_tiers
 
 INDEX = """\
 # Test docs
@@ -332,3 +344,144 @@ def test_a_match_far_into_a_long_line_is_shown_with_the_80_characters_before_it(
     line = search_docs(store, "ValueError").groups[0].lines[0]
     assert line.text == "…" + "x" * 80 + "ValueError" + "y" * 150 + "…"
     assert line.spans == ((81, 91),)
+
+
+# -- any doc, any query: the lines a line-by-line grep finds -----------------------------------------
+
+_TOKENS = ["a", "b", "B", ")", " ", "ab" * 12, "İ" * 6]  # 'İ'.lower() is two characters
+_LINES = st.lists(st.lists(st.sampled_from(_TOKENS), max_size=4).map("".join), min_size=1, max_size=8)
+_LITERALS = st.lists(st.sampled_from(["a", "b", "B", ")", " ", "ab"]), min_size=1, max_size=3).map("".join)
+_PATTERNS = [r"a", r"B", r"b\)", r"\)$", r"^a", r"a+b", r"[ab]\)", r"\bb", r"\b", r"\w+\)"]
+_QUERIES = st.one_of(
+    _LITERALS.filter(str.strip).map(lambda q: (q, False)),
+    st.sampled_from(_PATTERNS).map(lambda q: (q, True)),
+)
+
+
+def grep(text: str, query: str, regex: bool) -> list[tuple[int, str, tuple[tuple[int, int], ...]]]:
+    """A line-by-line reference: (number, line, highlighted spans) of each matching line. Smart
+    case; RE2's classes and word boundaries are ASCII; at most 20 highlights a line, none empty, and
+    none on a line whose length lower-casing changes in a case-insensitive literal search."""
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if regex:
+            case_sensitive = any(c.isupper() for c in re.sub(r"\\.", "", query))
+            flags = re.ASCII | (0 if case_sensitive else re.IGNORECASE)
+            spans = [m.span() for m in re.finditer(query, line, flags) if m.end() > m.start()]
+            matched = re.search(query, line, flags) is not None
+        else:
+            case_sensitive = any(c.isupper() for c in query)
+            haystack, needle = (line, query) if case_sensitive else (line.lower(), query.lower())
+            matched = needle in haystack
+            spans = []
+            at = haystack.find(needle)
+            while at != -1 and len(haystack) == len(line):
+                spans.append((at, at + len(needle)))
+                at = haystack.find(needle, at + len(needle))
+        if matched:
+            found.append((number, line, tuple(spans[:20])))
+    return found
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(_LINES, st.booleans(), _QUERIES)
+def test_search_finds_the_lines_a_line_by_line_grep_finds_in_any_doc(
+    tmp_path_factory, lines, final_newline, query
+):
+    tiers = build_tiers(tmp_path_factory.mktemp("grep"))
+    index = "# I\n\n## P\n- doc: d\n"
+    doc = "\n".join(lines) + ("\n" if final_newline else "")
+    tiers.put_local("index", index)
+    tiers.put_local("doc", doc)
+    result = search_docs(tiers.store(), *query)
+    expected = grep(doc, *query)
+    assert result.regex is query[1]
+    assert result.matching_lines == len(grep(index, *query)) + len(expected)
+    shown = [(line.line, line.text, line.spans) for g in result.groups if g.id == "doc" for line in g.lines]
+    assert shown == expected[:8]
+
+
+@pytest.mark.parametrize("title", ["Doc", "İstanbul doc"])  # the second is searched line by line
+def test_counting_stops_at_10000_matching_lines_in_all_whichever_doc_reaches_it(tiers, title):
+    tiers.put_local("index", "# I\n\n## P\n- doc-0: many\n- doc-1: as many\n")
+    tiers.ship("doc-0", f"# {title} 0\n\n" + "needle\n" * 6_000)
+    tiers.ship("doc-1", f"# {title} 1\n\n" + "needle\n" * 6_000)
+    result = search_docs(tiers.store(), "needle")
+    assert (result.matching_lines, result.matching_docs, result.counted_all) == (10_000, 2, False)
+    assert (result.more_lines, result.more_docs) == (9_984, 2)
+    tiers.ship("doc-1", f"# {title} 1\n\n" + "needle\n" * 4_001)
+    result = search_docs(tiers.store(), "needle")
+    assert (result.matching_lines, result.matching_docs, result.counted_all) == (10_000, 2, False)
+
+
+def test_a_query_of_1000_characters_is_searched(store):
+    result = search_docs(store, "x" * 1000)
+    assert (result.query, result.matching_lines) == ("x" * 1000, 0)
+
+
+def test_a_folder_where_a_listed_doc_should_be_is_skipped_as_not_a_regular_file(tiers, store):
+    tiers.put_local("index", INDEX.replace("- data:", "- notes: my notes\n- data:"))
+    (tiers.local / "notes.md").mkdir()
+    result = search_docs(store, "ValueError")
+    assert result.skipped == (("notes", "not a regular file"),)
+    assert "1 files could not be searched: notes (not a regular file)." in text(result)
+
+
+def test_a_long_line_highlights_only_the_matches_inside_its_cut(tiers, store):
+    tiers.put_local("data", "# Data\n\n" + "ValueError " + "x" * 300 + " ValueError" * 3 + "\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert line.text == "ValueError " + "x" * 229 + "…"
+    assert line.spans == ((0, 10),)
+    tiers.put_local("data", "# Data\n\n" + "ValueError " + "x" * 300 + " ValueError " + "y" * 300 + "\n")
+    line = search_docs(store, "ValueError").groups[0].lines[0]
+    assert line.spans == ((0, 10),)
+
+
+def test_a_refused_pattern_writes_nothing_to_stderr(store, capfd):
+    with pytest.raises(InvalidArguments, match="not a pattern RE2 accepts"):
+        search_docs(store, "(unclosed", regex=True)
+    assert capfd.readouterr().err == ""
+
+
+def test_a_checked_query_is_a_literal_by_default_and_an_immutable_value():
+    query = check_query("a.b")
+    assert (query.regex, query.case_sensitive, query.needle) == (False, False, "a.b")
+    assert list(query.find("x\na.b\naxb\n")) == [2]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        query.needle = "other"  # type: ignore[misc]
+    assert hash(query) == hash(check_query("a.b"))
+
+
+def test_the_search_cache_keeps_the_4096_files_read_last(tiers, monkeypatch):
+    tiers.put_local("index", "# I\n\n## P\n- lab/: many\n")
+    for n in range(4096):
+        tiers.ship(f"lab/d{n:04}", f"# D{n}\n\nline {n}\n")
+    store = tiers.store()
+    search_docs(store, "line")  # all 4096 read, and kept
+    reads: list[str] = []
+    original = Store.read
+
+    def counting(self, tier, doc_id):
+        reads.append(doc_id)
+        return original(self, tier, doc_id)
+
+    monkeypatch.setattr(Store, "read", counting)
+
+    def reads_of(search_once) -> list[str]:
+        reads.clear()
+        search_once()
+        return list(reads)
+
+    def search():
+        search_docs(store, "line")
+
+    assert reads_of(search) == ["index"]
+    time.sleep(0.01)
+    tiers.ship("lab/d0000", "# D0\n\nline 0, changed\n")
+    tiers.ship("lab/d0005", "# D5\n\nline 5, changed\n")
+    assert reads_of(search) == ["index", "lab/d0000", "lab/d0005"]
+    assert reads_of(search) == ["index"]  # the versions they replaced are gone, not crowding the rest
+    tiers.ship("lab/d4096", "# D4096\n\nline 4096\n")
+    assert reads_of(search) == ["index", "lab/d4096"]  # the 4097th pushes out the one read longest ago
+    tiers.put_local("index", "# I\n\n## P\n- lab/d0000: read again lately\n- lab/d0001: read long ago\n")
+    assert reads_of(search) == ["index", "lab/d0001"]

@@ -279,7 +279,7 @@ def _why(err: DocsError) -> str:
         return "not UTF-8"
     if "symlink" in text:
         return "a link out of its tier"
-    if "not a doc file" in text or "directory" in text:
+    if "not a doc file" in text or "is a folder where" in text:
         return "not a regular file"
     return "unreadable"
 
