@@ -3,8 +3,14 @@ against the format's own rules, and a round trip through a fresh tier."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -634,3 +640,331 @@ def test_the_import_text_names_the_folders_that_are_not_skills_and_how_to_read_o
         "  created skills/qc from qc/\n\nFolders without a SKILL.md, so not skills:\n  - drafts\n\n"
         'Read one with read_doc("skills/qc").\n'
     )
+
+
+# -- what an export and an import say, and the edges they meet ---------------------------------------
+
+
+def test_the_export_text_tallies_each_action_and_lists_what_was_refused_or_left(tiers, out):
+    tiers.put_local("protocols/bead-check", "# Bead check\n\nMeasure the PSF on beads.\n")
+    tiers.put_local("protocols/laser-power", "# Laser power\n\nRead the power at the objective.\n")
+    tiers.put_local("flatfield", "# Flatfield\n\nSee [[data]] first.\n")
+    procedures = "## Procedures\n- protocols/: bench checks\n"
+    tiers.put_local(
+        "index", SEED_INDEX.replace("## Procedures\n", procedures + "- ghost: a doc that is gone\n")
+    )
+    skill(out, "stitch-tiles", "---\nname: stitch-tiles\ndescription: theirs\n---\nTheirs.\n")
+    theirs = (
+        f"\nLeft alone:\n  - stitch-tiles: {out}/stitch-tiles holds a skill this export did not write; "
+        "rename or remove it to export 'stitch-tiles' there.\n"
+    )
+    record = f"\nThe export's own record of what it wrote:\n  - {out}/{RECORD_FILE}\n"
+    assert agent_text(export_skills(tiers.docs(), str(out))) == (
+        f"Exported the docs the index lists under ## Procedures to {out}: 3 created.\n"
+        "  created protocols-bead-check (doc protocols/bead-check)\n"
+        "  created protocols-laser-power (doc protocols/laser-power)\n"
+        "  created flatfield\n"
+        "\nNot exported (the doc stays as it is):\n"
+        "  - ghost: No doc 'ghost': the index lists it, but no file exists (it shows as (missing)). "
+        'Write it with write_doc("ghost", body=...), or remove its line from the index.\n'
+        f"{theirs}"
+        "\nLinks to docs that are not skills stay [[id]] (an agent with this store's MCP server reads "
+        "them with read_doc); all=true exports them too:\n  - data\n"
+        f"{record}"
+    )
+    tiers.put_local("protocols/bead-check", "# Bead check\n\nMeasure the PSF on beads, twice.\n")
+    without_flatfield = SEED_INDEX.replace("- flatfield: correct uneven illumination\n", "")
+    tiers.put_local("index", without_flatfield.replace("## Procedures\n", procedures))
+    assert agent_text(export_skills(tiers.docs(), str(out), check=True)) == (
+        f"Nothing was written (check=true). Exporting the docs the index lists under ## Procedures to {out} "
+        "would update 1, leave 1 unchanged, remove 1.\n"
+        "  update protocols-bead-check (doc protocols/bead-check)\n"
+        "  unchanged protocols-laser-power (doc protocols/laser-power)\n"
+        "  remove flatfield\n"
+        f"{theirs}{record}"
+    )
+    assert agent_text(export_skills(tiers.docs(), str(out), all_docs=True)) == (
+        f"Exported every listed doc to {out}: 1 created, 1 updated, 1 unchanged, 1 removed.\n"
+        "  created data\n"
+        "  updated protocols-bead-check (doc protocols/bead-check)\n"
+        "  unchanged protocols-laser-power (doc protocols/laser-power)\n"
+        "  removed flatfield\n"
+        f"{theirs}{record}"
+    )
+    assert (out / "protocols-bead-check/SKILL.md").read_text().endswith("on beads, twice.\n")
+
+
+def test_the_import_text_names_each_skill_what_it_left_and_what_was_refused_in_folder_order(tiers, out):
+    skill(
+        out,
+        "flatfield",
+        "---\nname: flatfield\ndescription: the lab's flatfield\n---\n# Lab flat\n",
+        **{"dark.tif": "x", "darks__readme.txt": "x"},
+    )
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    skill(out, "long", "---\nname: long\ndescription: too many lines\n---\n" + "line\n" * 301)
+    skill(out, "unfinished", "# Stains, to be written\n")
+    (out / "drafts").mkdir()
+    (out / "old").mkdir()
+    result = import_skills(tiers.docs(), str(out), replace=True, prefix="")
+    assert agent_text(result) == (
+        f"Imported 2 skills from {out} as local docs; new index lines are under ## Imported skills.\n"
+        "  shadowed flatfield from flatfield/ (already listed in the index; not imported: dark.tif, "
+        "darks/readme.txt)\n"
+        "  created qc from qc/\n"
+        "\nRefused (nothing of these was written):\n"
+        f"  - long/ {result.refused[0].reason}\n"
+        "  - unfinished/ SKILL.md does not open with frontmatter: its first line must be '---', then "
+        "name: and description: lines, then a closing '---'.\n"
+        "\nFolders without a SKILL.md, so not skills:\n  - drafts, old\n"
+        '\nRead one with read_doc("flatfield").\n'
+    )
+    assert "the cap is 300" in result.refused[0].reason  # refused by the write, after the read
+    for folder in ("flatfield", "long", "unfinished", "drafts", "old"):
+        (out / folder / "SKILL.md").unlink(missing_ok=True)
+    assert agent_text(import_skills(tiers.docs(), str(out), replace=True, prefix="")).startswith(
+        f"Imported 1 skill from {out} as local docs; new index lines are under ## Imported skills.\n"
+    )
+
+
+def test_an_import_from_a_directory_that_does_not_exist_says_which_folder_to_give(tiers, out):
+    with pytest.raises(InvalidArguments) as refused:
+        import_skills(tiers.docs(), str(out))
+    assert str(refused.value) == f"No directory {out}: give the folder that holds the skill folders."
+
+
+def test_a_blank_or_missing_skills_directory_is_refused_with_an_example(tiers, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # '' would name the working directory: never the repository's
+    for directory in ("", "  ", None, 7):
+        for run in (export_skills, import_skills):
+            with pytest.raises(InvalidArguments) as refused:
+                run(tiers.docs(), directory)
+            assert str(refused.value) == (
+                "Give the skills directory as a path, such as .claude/skills or ~/.agents/skills."
+            )
+
+
+def test_an_import_skips_plain_files_and_hidden_folders(tiers, out):
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    skill(out, ".git", "---\nname: git\ndescription: not a skill\n---\n# Git\n")
+    (out / "notes.txt").write_text("not a skill\n")
+    result = import_skills(tiers.docs(), str(out))
+    assert [s.id for s in result.imported] == ["skills/qc"]
+    assert (result.refused, result.not_skills) == ((), ())
+
+
+def test_a_skill_file_that_cannot_be_read_is_refused_with_the_systems_reason(tiers, out):
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    (out / "moved").mkdir()
+    (out / "moved" / "SKILL.md").symlink_to(out / "elsewhere" / "SKILL.md")  # its target moved away
+    result = import_skills(tiers.docs(), str(out))
+    assert [s.id for s in result.imported] == ["skills/qc"]
+    assert [(n.name, n.reason) for n in result.refused] == [
+        ("moved/", "SKILL.md cannot be read: No such file or directory.")
+    ]
+
+
+UNLISTABLE_SCRIPT = """
+import sys
+from biopb_kernel_docs.core.errors import DocsError
+from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.skill_import import import_skills
+from biopb_kernel_docs.core.store import Store
+try:
+    import_skills(Docs(Store(sys.argv[1], sys.argv[2], "1.0")), sys.argv[3])
+except DocsError as err:
+    print(type(err).__name__, err)
+"""
+
+
+def test_a_skills_directory_that_cannot_be_listed_is_refused_with_the_systems_reason(tiers):
+    # As root, permissions do not bind: the script then runs as nobody (setpriv).
+    root = Path(tempfile.mkdtemp(prefix="biopb-unlistable-"))
+    try:
+        root.chmod(0o755)
+        shutil.copytree(tiers.shipped, root / "shipped")
+        (root / "skills").mkdir(mode=0o000)
+        command = [sys.executable, "-c", UNLISTABLE_SCRIPT, str(root / "shipped"), str(root / "local")]
+        if os.geteuid() == 0:
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        done = subprocess.run([*command, str(root / "skills")], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == f"InvalidArguments Cannot list {root}/skills: Permission denied.\n"
+    finally:
+        (root / "skills").chmod(0o755)
+        shutil.rmtree(root)
+
+
+def test_an_import_that_cannot_write_the_index_refuses_each_skill_saying_why(tmp_path, tiers, out):
+    skill(out, "qc", "---\nname: qc\ndescription: check masks\n---\n# QC\n")
+    (tmp_path / "a-file").write_text("not a directory\n")
+    local = tmp_path / "a-file" / "local"
+    result = import_skills(Docs(Store(tiers.shipped, local, "1.0")), str(out))
+    assert result.imported == ()
+    assert [(n.name, n.reason) for n in result.refused] == [
+        (
+            "qc/",
+            "Nothing can be imported: (The local index could not be created, so this is the shipped "
+            f"index, read-only: Cannot create the local docs directory {local}: {tmp_path}/a-file is not "
+            "a directory. Point DocStore.docs_local_dir at a writable directory. Reading docs works; "
+            "writing fails until that is fixed.)",
+        )
+    ]
+
+
+def test_an_import_keeps_only_fields_whose_names_are_frontmatter_keys(tiers, out):
+    skill(
+        out,
+        "stains",
+        "---\nname: stains\ndescription: Stain nuclei.\nlab notes: keep\n2nd: y\nlicense: MIT\n"
+        "metadata:\n  über: z\n  ok-key: fine\n---\n# Stains\n",
+    )
+    [done] = import_skills(tiers.docs(), str(out)).imported
+    assert done.dropped_fields == ("lab notes", "2nd", "über")
+    assert tiers.local_text("skills/stains") == (
+        "---\ndescription: Stain nuclei.\nlicense: MIT\nok-key: fine\n---\n# Stains\n"
+    )
+
+
+def test_an_imported_description_of_quotes_or_brackets_alone_reads_back_as_written(tiers, out):
+    descriptions = {
+        "two-single": "''",
+        "two-double": '""',
+        "brackets": "[]",
+        "one-quote": "'",
+        "one-bracket": "[",
+        "quoted-words": "'flat' or 'even'",
+        "half-quoted": "'flat' means even",
+    }
+    for name, description in descriptions.items():
+        skill(out, name, f"---\nname: {name}\ndescription: {json.dumps(description)}\n---\n# {name}\n")
+    assert import_skills(tiers.docs(), str(out)).refused == ()
+    docs = tiers.docs()
+    for name, description in descriptions.items():
+        assert docs.read_doc(f"skills/{name}").description == description, name
+    # a value in single quotes goes in double quotes, so the line stays valid YAML too
+    assert tiers.local_text("skills/quoted-words").startswith("---\ndescription: \"'flat' or 'even'\"\n")
+    assert tiers.local_text("skills/two-single").startswith("---\ndescription: \"''\"\n")
+    assert tiers.local_text("skills/half-quoted").startswith("---\ndescription: 'flat' means even\n")
+
+
+def test_an_import_lists_up_to_20_of_a_folders_other_files_in_folder_order(tiers, out):
+    nested = [f"{folder}/{name}.py" for folder in "fedcba" for name in ("test", "setup", "run")]
+    for skill_name, top in (
+        ("twenty", ["notes.txt", "LICENSE"]),
+        ("twenty-one", ["z.txt", "notes.txt", "LICENSE"]),
+    ):
+        skill(out, skill_name, f"---\nname: {skill_name}\ndescription: x\n---\n# X\n")
+        for relative in (*top, *nested):  # created out of order: the listing sorts them
+            (out / skill_name / relative).parent.mkdir(exist_ok=True)
+            (out / skill_name / relative).write_text("x\n")
+    twenty, twenty_one = import_skills(tiers.docs(), str(out)).imported
+    in_order = [f"{folder}/{name}.py" for folder in "abcdef" for name in ("run", "setup", "test")]
+    assert twenty.other_files == ("LICENSE", "notes.txt", *in_order)
+    assert twenty_one.other_files == ("LICENSE", "notes.txt", "z.txt", *in_order[:17], "... and 1 more")
+
+
+def test_the_export_record_is_sorted_json_naming_each_skill_with_the_sha256_it_wrote(tiers, out):
+    export_skills(tiers.docs(), str(out))
+    sha = {
+        name: hashlib.sha256((out / name / "SKILL.md").read_bytes()).hexdigest()
+        for name in ("flatfield", "stitch-tiles")
+    }
+    record = out / RECORD_FILE
+    assert record.read_text() == (
+        '{\n "format": 1,\n "skills": {\n'
+        f'  "flatfield": {{\n   "id": "flatfield",\n   "sha256": "{sha["flatfield"]}"\n  }},\n'
+        f'  "stitch-tiles": {{\n   "id": "stitch-tiles",\n   "sha256": "{sha["stitch-tiles"]}"\n  }}\n'
+        ' },\n "written_by": "biopb-kernel-docs skills export"\n}\n'
+    )
+    before = (record.stat().st_ino, record.stat().st_mtime_ns)
+    export_skills(tiers.docs(), str(out))  # nothing changed: nothing is written, the record included
+    assert (record.stat().st_ino, record.stat().st_mtime_ns) == before
+
+
+def test_a_record_entry_without_a_sha256_is_refused_before_anything_is_written(tiers, out):
+    out.mkdir()
+    (out / RECORD_FILE).write_text('{"format": 1, "skills": {"flatfield": {"id": "flatfield"}}}\n')
+    with pytest.raises(UnreadableDoc) as refused:
+        export_skills(tiers.docs(), str(out))
+    assert str(refused.value) == (
+        f"The export's record {out / RECORD_FILE} is not one this package wrote (an entry without a "
+        "sha256). Move it aside and export again: folders it named are then left alone, as any folder "
+        "the export did not write."
+    )
+    assert sorted(p.name for p in out.iterdir()) == [RECORD_FILE]
+
+
+def test_a_docs_own_name_metadata_and_id_lines_and_a_description_equal_to_its_hook_are_not_exported_twice(
+    tiers, out
+):
+    tiers.put_local(
+        "flatfield",
+        "---\ndescription: correct uneven illumination\nname: flat\nmetadata: old\nbiopb-id: other\n"
+        "license: MIT\n---\n# Flatfield\n\nStep one.\n",
+    )
+    export_skills(tiers.docs(), str(out))
+    assert assert_valid_skill(out / "flatfield") == {
+        "name": "flatfield",
+        "description": "correct uneven illumination",
+        "license": "MIT",
+        "metadata": {"biopb-id": "flatfield"},
+    }
+
+
+def test_a_reexport_updates_a_changed_doc_in_its_existing_folder(tiers, out):
+    docs = tiers.docs()
+    export_skills(docs, str(out))
+    docs.write_doc("stitch-tiles", old="one canvas", new="one big canvas")
+    result = export_skills(docs, str(out))
+    assert [(s.name, s.action) for s in result.skills] == [
+        ("flatfield", "unchanged"),
+        ("stitch-tiles", "updated"),
+    ]
+    assert result.left_alone == ()
+    assert (out / "stitch-tiles/SKILL.md").read_text().endswith("into one big canvas.\n")
+
+
+def test_an_export_never_writes_nor_removes_through_a_symlinked_skill_folder(tmp_path, tiers, out):
+    docs = tiers.docs()
+    export_skills(docs, str(out))
+    target = tmp_path / "elsewhere"
+    (out / "flatfield").rename(target)
+    (out / "flatfield").symlink_to(target)
+    kept = (target / "SKILL.md").read_bytes()
+    docs.write_doc("flatfield", old="Step one.", new="Step one, with a dark frame.")
+    [note] = export_skills(docs, str(out)).left_alone
+    assert (note.name, note.reason) == (
+        "flatfield",
+        f"{out}/flatfield is not a folder this export wrote; move it aside to export 'flatfield'.",
+    )
+    docs.write_doc("index", old="- flatfield: correct uneven illumination\n", new="")
+    [note] = export_skills(docs, str(out)).left_alone
+    assert (note.name, note.reason) == (
+        "flatfield",
+        f"{out}/flatfield is no longer a folder this export wrote; left as it is.",
+    )
+    assert (target / "SKILL.md").read_bytes() == kept
+
+
+def test_an_export_into_a_path_under_a_file_says_to_choose_another_directory(tmp_path, tiers):
+    (tmp_path / "a-file").write_text("not a directory\n")
+    with pytest.raises(InvalidArguments) as refused:
+        export_skills(tiers.docs(), str(tmp_path / "a-file" / "skills"))
+    assert str(refused.value) == (
+        f"Cannot write skills into {tmp_path}/a-file/skills: Not a directory. Choose another directory."
+    )
+
+
+def test_a_skill_the_disk_refuses_to_remove_is_left_alone_with_the_reason_and_kept_in_the_record(tiers, out):
+    docs = tiers.docs()
+    export_skills(docs, str(out))
+    (out / "flatfield/SKILL.md").unlink()
+    (out / "flatfield/SKILL.md").mkdir()  # a folder where the file was: unlink refuses it
+    docs.write_doc("index", old="- flatfield: correct uneven illumination\n", new="")
+    result = export_skills(docs, str(out))
+    assert [(s.name, s.action) for s in result.skills] == [("stitch-tiles", "unchanged")]
+    assert [(n.name, n.reason) for n in result.left_alone] == [
+        ("flatfield", "the disk refused it: Is a directory.")
+    ]
+    assert sorted(json.loads((out / RECORD_FILE).read_text())["skills"]) == ["flatfield", "stitch-tiles"]

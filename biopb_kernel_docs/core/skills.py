@@ -228,7 +228,7 @@ def _read_record(path: Path) -> dict[str, dict[str, str]]:
     """The skills an earlier export wrote here: name -> {"id", "sha256"}."""
     try:
         data, _ = read_regular(str(path))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # none yet (a path under a file fails at mkdir)
         return {}
     except (OSError, UnreadableDoc) as err:
         raise UnreadableDoc(
