@@ -764,6 +764,25 @@ def test_a_skill_file_that_cannot_be_read_is_refused_with_the_systems_reason(tie
     ]
 
 
+def test_a_skill_file_that_is_a_device_or_a_folder_is_refused_naming_what_it_is(tiers, out):
+    (out / "null").mkdir(parents=True)
+    (out / "null" / "SKILL.md").symlink_to("/dev/null")
+    (out / "nested").mkdir()
+    (out / "nested" / "SKILL.md").mkdir()
+    result = import_skills(tiers.docs(), str(out))
+    assert result.imported == ()
+    assert [(n.name, n.reason) for n in result.refused] == [
+        (
+            "nested/",
+            "SKILL.md is a directory, not the skill's text: put its SKILL.md file there, then import again.",
+        ),
+        (
+            "null/",
+            "SKILL.md is a device, not the skill's text: put its SKILL.md file there, then import again.",
+        ),
+    ]
+
+
 UNLISTABLE_SCRIPT = """
 import sys
 from biopb_kernel_docs.core.errors import DocsError

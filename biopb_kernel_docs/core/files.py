@@ -24,7 +24,8 @@ _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 _NEW_FILE_MODE = 0o666  # the process umask applies, as for any file the user creates
 
 
-def _kind_of(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file that is not a regular file is, in words: 'a FIFO (named pipe)'."""
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -33,7 +34,7 @@ def _kind_of(mode: int) -> str:
         return "a socket"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
-    return "not a regular file"
+    return "an unusual kind of file"
 
 
 def not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
@@ -44,7 +45,7 @@ def not_a_doc_file(path: str, mode: int) -> UnreadableDoc:
             f"{read(INDEX_ID)} lists the docs."
         )
     return UnreadableDoc(
-        f"{path} is {_kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
+        f"{path} is {kind_of(mode)}, not a doc file. Move it out of the docs directory; the store "
         "never reads or replaces it."
     )
 

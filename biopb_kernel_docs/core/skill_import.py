@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .edits import check_body, check_heading, normalise_body
 from .errors import DocsError, InvalidArguments, StoreUnavailable
-from .files import read_regular
+from .files import kind_of, read_regular
 from .ids import INDEX_ID, check_doc_id
 from .index import file_entry, parse_index
 from .ops import Docs
@@ -102,8 +102,11 @@ def _read_skill(path: Path) -> str:
         data, _ = read_regular(str(path))
     except OSError as err:
         raise SkillProblem(f"SKILL.md cannot be read: {err.strerror or err}.") from None
-    except DocsError as err:  # a FIFO, a device, a folder named SKILL.md
-        raise SkillProblem(f"SKILL.md cannot be read: {err.template}") from None
+    except DocsError:  # a FIFO, a device, a folder named SKILL.md (through a symlink, say)
+        raise SkillProblem(
+            f"SKILL.md is {kind_of(path.stat().st_mode)}, not the skill's text: put its SKILL.md file "
+            "there, then import again."
+        ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
