@@ -528,3 +528,190 @@ def test_writing_through_a_dangling_link_inside_the_tier_replaces_the_link_and_c
     assert tiers.local_text("alias") == "# Alias\n"
     assert not (tiers.local / "gone.md").exists()  # no doc 'gone' appears that nobody wrote
     assert store.local_ids() == ["alias"]
+
+
+# -- the survey of store.py against its tests (seed 20261308) ------------------------------------------
+
+
+def test_signature_is_the_docs_path_and_its_files_stat_for_every_shape_of_id(tiers, tmp_path):
+    flat = tiers.put_local("flat", "# Flat\n")
+    nested = tiers.put_local("lab/nested", "# Nested\n\nin a folder\n")
+    (tiers.local / "alias.md").symlink_to(flat)  # a link inside the tier: the file it leads to
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n")
+    (tiers.local / "ext").symlink_to(outside, target_is_directory=True)
+    store = tiers.store()
+
+    def stat_of(path):
+        status = path.stat()
+        return status.st_mtime_ns, status.st_size, status.st_ino
+
+    assert store.signature(Tier.LOCAL, "flat") == (str(tiers.local / "flat.md"), stat_of(flat))
+    assert store.signature(Tier.LOCAL, "lab/nested") == (str(tiers.local / "lab/nested.md"), stat_of(nested))
+    assert store.signature(Tier.LOCAL, "alias") == (str(tiers.local / "alias.md"), stat_of(flat))
+    assert store.signature(Tier.SHIPPED, "data") == (
+        str(tiers.shipped / "data.md"),
+        stat_of(tiers.shipped / "data.md"),
+    )
+    assert store.signature(Tier.LOCAL, "absent") is None
+    assert store.signature(Tier.LOCAL, "lab/absent") is None
+    assert store.signature(Tier.LOCAL, "nowhere/absent") is None
+    with pytest.raises(OutsideTier, match="outside the local tier"):
+        store.signature(Tier.LOCAL, "ext/secret")
+
+
+def test_exists_is_true_only_for_a_regular_file_inside_the_tier(tiers, tmp_path):
+    flat = tiers.put_local("flat", "# Flat\n")
+    tiers.put_local("lab/nested", "# Nested\n")
+    (tiers.local / "alias.md").symlink_to(flat)
+    (tiers.local / "lab/alias.md").symlink_to(flat)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Secret\n")
+    (tiers.local / "ext").symlink_to(outside, target_is_directory=True)
+    store = tiers.store()
+    present = ["flat", "lab/nested", "alias", "lab/alias"]
+    absent = ["absent", "lab/absent", "nowhere/absent", "ext/secret"]
+    assert [store.exists(Tier.LOCAL, doc_id) for doc_id in present] == [True] * 4
+    assert [store.exists(Tier.LOCAL, doc_id) for doc_id in absent] == [False] * 4
+    assert store.exists(Tier.SHIPPED, "data")
+    assert not store.exists(Tier.SHIPPED, "flat")
+
+
+def test_path_of_names_the_file_a_doc_has_or_would_have(tiers):
+    tiers.put_local("lab/nested", "# Nested\n")
+    store = tiers.store()
+    assert store.path_of(Tier.LOCAL, "lab/nested") == str(tiers.local / "lab/nested.md")
+    assert store.path_of(Tier.LOCAL, "lab/new") == str(tiers.local / "lab/new.md")
+    assert store.path_of(Tier.LOCAL, "fresh") == str(tiers.local / "fresh.md")
+    assert store.path_of(Tier.SHIPPED, "data") == str(tiers.shipped / "data.md")
+
+
+def test_a_lone_carriage_return_does_not_make_a_doc_crlf(tiers):
+    for doc_id, line in (("ascii", "a\rb"), ("utf8", "caf\u00e9\rb")):  # a CR inside a line, LF line ends
+        tiers.put_local(doc_id, f"# Doc\n\n{line}\nold\n".encode())
+        doc = tiers.store().read(Tier.LOCAL, doc_id)
+        assert doc.crlf is False, doc_id
+        assert doc.text == f"# Doc\n\n{line}\nold\n"
+        tiers.docs().write_doc(doc_id, old="old", new="new")
+        assert (tiers.local / f"{doc_id}.md").read_bytes() == f"# Doc\n\n{line}\nnew\n".encode()
+
+
+def test_a_plain_write_has_lf_line_ends(tiers):
+    written = tiers.store().write_local("plain", "# Plain\n\nline\n")
+    assert (tiers.local / "plain.md").read_bytes() == b"# Plain\n\nline\n"
+    assert written.crlf is False
+
+
+def test_files_without_the_doc_suffix_are_never_listed_as_docs(tiers):
+    tiers.put_local("mine", "# Mine\n")
+    (tiers.local / "todo-list").write_text("a note saved without .md\n")
+    (tiers.local / "lab").mkdir()
+    (tiers.local / "lab" / "draft-notes").write_text("another\n")
+    (tiers.shipped / "LICENSE").write_text("the license\n")
+    store = tiers.store()
+    assert store.local_ids() == ["mine"]
+    assert store.all_shipped_ids() == [
+        "_banked",
+        "data",
+        "flatfield",
+        "old-method",
+        "segment-nuclei",
+        "stitch-tiles",
+    ]
+    assert store.ids_under(Tier.LOCAL, "lab/") == []
+
+
+def test_the_shipped_listing_follows_a_doc_added_to_a_settled_subfolder(tiers):
+    tiers.ship("design/engine", "# Engine\n")
+    an_hour_ago = time.time() - 3600
+    for folder in (tiers.shipped, tiers.shipped / "design"):
+        os.utime(folder, (an_hour_ago, an_hour_ago))  # a settled tier: its listing is kept
+    store = tiers.store()
+    assert "design/pipeline" not in store.shipped_ids()
+    tiers.ship("design/pipeline", "# Pipeline\n")  # moves design/'s mtime, not the root's
+    assert "design/pipeline" in store.shipped_ids()
+
+
+def test_the_shipped_listing_is_never_kept_while_a_second_change_could_share_the_clock_tick(tiers):
+    """On a filesystem whose mtimes are coarse (whole seconds, or two), a file added just after
+    the listing may leave its directory's mtime as it was."""
+    store = tiers.store()
+    mtime = time.time_ns()
+    os.utime(tiers.shipped, ns=(mtime, mtime))  # a tier changed just now
+    assert "deconvolution" not in store.shipped_ids()
+    tiers.ship("deconvolution", "# Deconvolution\n")
+    os.utime(tiers.shipped, ns=(mtime, mtime))  # the same tick of a coarse clock
+    assert "deconvolution" in store.shipped_ids()
+
+
+def test_a_local_tier_whose_parent_folders_are_missing_is_created_on_the_first_write(tiers, tmp_path):
+    local = tmp_path / "home" / ".config" / "biopb" / "docs"
+    store = Store(tiers.shipped, local, "1")
+    store.write_local("mine", "# Mine\n")
+    assert (local / "mine.md").read_text() == "# Mine\n"
+
+
+def test_bookkeeping_writes_sweep_temp_files_left_by_killed_writers(tiers):
+    folder = tiers.local / ".review" / "lab"
+    folder.mkdir(parents=True)
+    (folder / ".tmp-0123456789abcdef.part").write_text("half a write")
+    tiers.store().write_state(".review/lab/notes.md", b"reviewed\n")
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.md"]
+    assert (folder / "notes.md").read_bytes() == b"reviewed\n"
+
+
+def test_fingerprint_moves_when_a_doc_in_an_existing_folder_changes_or_appears(tiers):
+    tiers.ship("design/engine", "# Engine\n")
+    tiers.put_local("lab/one", "# One\n")
+    store = tiers.store()
+    before = store.fingerprint()
+    tiers.ship("design/engine", "# Engine\n\nA release rewrote this doc.\n")
+    shipped_edit = store.fingerprint()
+    assert shipped_edit != before
+    tiers.put_local("lab/two", "# Two\n")  # an existing local folder: only its own mtime moves
+    assert store.fingerprint() != shipped_edit
+
+
+UNREACHABLE_SCRIPT = """
+import sys
+from biopb_kernel_docs.core.errors import DocsError
+from biopb_kernel_docs.core.store import Store, Tier
+store = Store(sys.argv[1], sys.argv[2], "1")
+try:
+    print(store.read(Tier.SHIPPED, "data"))
+except DocsError as err:
+    print(type(err).__name__, err)
+"""
+
+
+def test_a_doc_in_a_folder_the_user_cannot_enter_is_reported_with_the_plain_reason(tiers):
+    # As root, permissions do not bind: the script then runs as nobody (setpriv).
+    root = Path(tempfile.mkdtemp(prefix="biopb-unreachable-"))
+    try:
+        shutil.copytree(tiers.shipped, root / "shipped")
+        root.chmod(0o755)
+        (root / "shipped").chmod(0o644)  # listed, but never entered: no file in it can be reached
+        command = [sys.executable, "-c", UNREACHABLE_SCRIPT, str(root / "shipped"), str(root / "local")]
+        if os.geteuid() == 0:
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == (
+            f"UnreadableDoc Cannot reach doc 'data' at {root / 'shipped' / 'data.md'}: Permission denied. "
+            "Fix or remove that path.\n"
+        )
+    finally:
+        (root / "shipped").chmod(0o755)
+        shutil.rmtree(root)
+
+
+def test_a_file_where_the_history_folder_belongs_refuses_a_write_as_a_store_error(tiers):
+    tiers.local.mkdir()
+    (tiers.local / ".history").write_text("a file where the history folder belongs\n")
+    store = tiers.store()
+    for doc_id in ("notes", "data"):  # a new doc, and a first local copy of a shipped one
+        with pytest.raises(StoreUnavailable, match="Move that file aside"):
+            store.write_local(doc_id, "# Mine\n")
+    assert store.local_ids() == []
