@@ -70,6 +70,6 @@ def test_a_write_the_disk_refuses_names_the_cause_and_what_was_left(tiers, docs)
     with pytest.raises(StoreUnavailable) as caught:
         docs.write_doc("lab/x", body="# My X\n")  # a shadow: no entry is filed first
     message = str(caught.value)
-    assert "a file is where a folder on its path must be" in message
+    assert f"a file is where a folder on its path must be ({tiers.local / 'lab'})" in message
     assert "That file was left as it was. Move that file aside" in message
     assert "space" not in message

@@ -712,6 +712,10 @@ def test_a_file_where_the_history_folder_belongs_refuses_a_write_as_a_store_erro
     (tiers.local / ".history").write_text("a file where the history folder belongs\n")
     store = tiers.store()
     for doc_id in ("notes", "data"):  # a new doc, and a first local copy of a shipped one
-        with pytest.raises(StoreUnavailable, match="Move that file aside"):
+        with pytest.raises(StoreUnavailable) as refused:
             store.write_local(doc_id, "# Mine\n")
+        assert f"a file is where a folder on its path must be ({tiers.local / '.history'})" in str(
+            refused.value
+        )
+        assert "Move that file aside" in str(refused.value)
     assert store.local_ids() == []

@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 import uuid
+from pathlib import Path
 
 from .errors import StoreUnavailable, UnreadableDoc
 from .ids import INDEX_ID
@@ -105,13 +106,23 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, mode: int | None = N
     fsync_directory(directory)
 
 
+def _file_in_the_way(path: str) -> str | None:
+    """The first of ``path``'s folders that is a file: what the refused call met (``path`` is the
+    folder a makedirs wanted, or a file below it)."""
+    for folder in [*reversed(Path(path).parents), Path(path)]:
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            return str(folder)
+    return None
+
+
 def write_failure(path: str, err: OSError) -> StoreUnavailable:
     """The refusal for a write the disk refused, naming the real cause (not always space)."""
     if err.errno == errno.ENOSPC:
         what, fix = "the disk is full", "Free some space, then retry."
     elif err.errno in (errno.ENOTDIR, errno.EEXIST, errno.EISDIR):
+        blocker = _file_in_the_way(err.filename or path)
         what, fix = (
-            f"a file is where a folder on its path must be ({err.strerror})",
+            f"a file is where a folder on its path must be ({blocker or err.strerror})",
             "Move that file aside (doc files end in .md; nothing else belongs in the docs folders), "
             "then retry.",
         )
