@@ -4,6 +4,7 @@ notices, the notebook's index sections, the config text."""
 from __future__ import annotations
 
 from biopb_kernel_docs.core.ops import Docs
+from biopb_kernel_docs.core.search import search_docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import ConfigView, Setting
 from biopb_kernel_docs.text.handshake import compose_instructions
@@ -112,3 +113,149 @@ def test_the_notebooks_config_table_names_the_files_it_read_or_the_one_to_write(
     assert "none (set values once in" not in config_markdown(read)
     unread = ConfigView("/lab", "/site/seed", "1.0", "0.3", settings, (), user)
     assert f"none (set values once in `{user}`)" in config_markdown(unread)
+
+
+GUIDE = """\
+---
+description: a guide whose headings start at level 2
+updated: 2026-03-04
+---
+## Setup
+Install it.
+
+### Check
+Run the check.
+
+## Use
+Call it.
+"""
+
+
+def test_an_outline_indents_each_heading_by_its_depth_below_the_docs_top_level(tiers):
+    tiers.ship("guide", GUIDE)
+    assert text(tiers.docs().read_doc("guide#")) == (
+        "[guide# · outline · shipped · updated 2026-03-04 · 12 lines, 3 sections]\n"
+        "\n"
+        '- Setup (6 lines, 5–10): read_doc("guide#Setup")\n'
+        '  - Check (3 lines, 8–10): read_doc("guide#Check")\n'
+        '- Use (2 lines, 11–12): read_doc("guide#Use")\n'
+    )
+
+
+def test_the_doc_header_names_the_section_calls_only_when_the_doc_has_two_headings_or_more(tiers):
+    tiers.ship("one", "---\nupdated: 2026-03-04\n---\n# One\n\nText.\n")
+    tiers.ship("two", "---\nupdated: 2026-03-04\n---\n# Two\n\nText.\n\n## More\n\nMore text.\n")
+    docs = tiers.docs()
+    assert text(docs.read_doc("one")).split("\n")[0] == "[one · shipped · updated 2026-03-04]"
+    assert text(docs.read_doc("two")).split("\n")[0] == (
+        '[two · shipped · updated 2026-03-04 · 2 sections: read_doc("two#<heading>") reads one, '
+        'read_doc("two#") lists them]'
+    )
+
+
+def test_a_collection_reads_as_its_header_its_own_line_then_one_line_a_doc_or_how_to_add_one(tiers):
+    index = "# Lab docs\n\n## Lab\n- lab/: the lab's own notes\n- empty/: where notes will go\n"
+    tiers.put_local("index", index)
+    tiers.put_local("lab/plates", "---\ndescription: how plates are labelled\n---\n# Plates\n")
+    docs = tiers.docs()
+    assert text(docs.read_doc("lab/")) == (
+        "[lab/ · collection · 1 doc · listed under ## Lab]\n"
+        "\n"
+        "lab/: the lab's own notes\n"
+        "\n"
+        "- lab/plates: how plates are labelled\n"
+    )
+    assert text(docs.read_doc("empty/")) == (
+        "[empty/ · collection · 0 docs · listed under ## Lab]\n"
+        "\n"
+        "empty/: where notes will go\n"
+        "\n"
+        'No docs under empty/ yet: write_doc("empty/<name>", body=...) writes one.\n'
+    )
+
+
+def test_the_index_text_is_the_file_with_its_markers_less_its_trailing_blank_lines_then_the_tail(tiers):
+    tiers.seed()
+    tiers.put_local("index", tiers.local_text("index") + "\n\n\n")  # an editor left blank lines
+    tiers.put_local("flatfield", "# Flatfield, mine\n")
+    assert index_text(tiers.docs().index()) == (
+        "# Test docs\n"
+        "\n"
+        "## References\n"
+        "- data: how arrays are laid out\n"
+        "\n"
+        "## Procedures\n"
+        "- flatfield: correct uneven illumination (local copy)\n"
+        "- stitch-tiles: assemble a grid of tiles\n"
+        "\n"
+        "ignored: old-method\n"
+        "\n"
+        "## New shipped docs\n"
+        "These shipped docs have no entry above and are not on the ignored: line (this list is added by "
+        "the loader; it is not in index.md). File each one by adding its line under a heading in the "
+        "index, or add its id to the ignored: line; either takes it off this list.\n"
+        "- segment-nuclei: find the nuclei\n"
+    )
+
+
+def test_a_search_reads_as_its_count_then_each_doc_apart_with_its_sections_below_the_title(tiers):
+    tiers.ship(
+        "flatfield",
+        "# Flatfield\n\nDivide by the flat frame.\n\n## Steps\nLoad the flat frame.\n\n"
+        "### Check\nThe flat frame must not be dark.\n",
+    )
+    tiers.ship("data", "# Data\n\nA flat frame is an image of an even field.\n")
+    assert text(search_docs(tiers.store(), "flat frame")) == (
+        "4 matching lines in 2 docs for 'flat frame' (literal, case-insensitive); 4 docs searched (the "
+        "listed docs, those under listed collections, the index).\n"
+        "\n"
+        'data — read_doc("data")\n'
+        "  L3: A flat frame is an image of an even field.\n"
+        "\n"
+        'flatfield — read_doc("flatfield")\n'
+        "  L3: Divide by the flat frame.\n"
+        'flatfield (§ Steps) — read_doc("flatfield#Steps")\n'
+        "  L6: Load the flat frame.\n"
+        'flatfield (§ Steps › Check) — read_doc("flatfield#Check")\n'
+        "  L9: The flat frame must not be dark.\n"
+    )
+
+
+def test_a_write_says_first_what_it_did_in_one_sentence_for_each_outcome(tiers):
+    docs = tiers.docs()
+
+    def said(result):
+        return text(result).split("\n\n", 1)[0]
+
+    created = docs.write_doc("lab/plates", body="# Plates\n\nLabel each plate.\n")
+    assert said(created) == "Created local doc 'lab/plates' and filed it under ## Unfiled in the index."
+    assert said(docs.write_doc("lab/plates", old="Label each", new="Label every")) == (
+        "Updated local doc 'lab/plates'."
+    )
+    assert said(docs.write_doc("lab/plates", body="# Plates\n\nLabel every plate.\n")) == (
+        "No change: 'lab/plates' already has this text, so nothing was written."
+    )
+    assert said(docs.restore_doc("lab/plates", 1)) == (
+        "Restored 'lab/plates' to the text of v1 (a new version; nothing was lost)."
+    )
+    assert said(docs.write_doc("flatfield", old="Step one.", new="Step one, changed.")) == (
+        "Created a local copy of shipped doc 'flatfield'; it now shadows the shipped text, and the index "
+        "marks it (local copy)."
+    )
+    docs.write_doc("flatfield", old="Step one, changed.", new="Step one.")
+    assert said(docs.drop_local_copy("flatfield")) == (
+        "Dropped the local copy of 'flatfield': it reads the shipped text again, and every later release "
+        'of it. read_doc("flatfield@history") keeps the copy\'s versions.'
+    )
+    assert said(docs.file_doc("segment-nuclei", "## Procedures")) == (
+        "Filed an entry under ## Procedures in the index."
+    )
+    assert said(docs.write_doc("index", old="# Test docs", new="# Lab docs")) == "Edited the index."
+
+
+def test_the_agents_read_of_the_index_shows_the_ignored_line_as_written(tiers):
+    tiers.put_local("index", TWO_IGNORED_LINES)
+    shown = text(tiers.docs().read_doc("index"))
+    assert "\nignored: old-method\n" in shown
+    assert "\nignored: segment-nuclei stitch-tiles\n" in shown
+    assert "shipped docs, not listed here" not in shown  # the count is the handshake's alone

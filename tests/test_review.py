@@ -272,6 +272,30 @@ def test_line_counts_of_a_deletion_among_repeated_lines_count_only_the_lines_del
     assert line_delta("Run it.\n\n- check\nRun it.\n\n", "\nRun it.\n\n") == (0, 2)
 
 
+def test_line_counts_of_a_line_moved_below_blank_lines_count_it_once_removed_and_once_added():
+    # the texts share their first two lines ('# Notes' and a blank one) and part at a line start: both
+    # are kept; taking the blank one in among the lines matched lets difflib pair the wrong blank
+    # lines, and a kept line counts as removed and added again
+    assert line_delta("# Notes\n\n- check\n\n\n", "# Notes\n\n\n\n- check\n") == (1, 1)
+
+
+def test_blame_of_a_long_edit_among_many_blank_lines_keeps_the_blank_lines_with_their_version():
+    # difflib's autojunk would take the blank lines (over 1 % of 200 or more lines) for junk, match
+    # nothing, and name the rewording version for every blank line too
+    blame = Blame("".join(f"step {n}\n\n\n" for n in range(100)), None)
+    blame.apply(1, "".join(f"Step {n}.\n\n\n" for n in range(100)))
+    assert blame.origins == [1, None, None] * 100
+    assert blame.versions_in(1, 2) == ()  # a blank line between two reworded steps
+
+
+def test_a_version_that_only_adds_lines_deleted_nothing_beside_them():
+    blame = Blame("a\nb\n", None)
+    blame.apply(1, "a\nx\nb\n")  # adds 'x' between 'a' and 'b', deleting nothing
+    blame.apply(2, "A\nx\nb\n")  # rewords 'a'
+    assert blame.gaps == [{2}, set(), set(), set()]
+    assert blame.versions_in(0, 1) == (2,)  # the hunk 'A' is v2's alone, though 'x' follows it
+
+
 # -- acting on a review that is out of date, and the quote a revert makes (issue 20) -----------------
 
 
