@@ -135,6 +135,18 @@ def test_zero_matches_says_zero_and_how_many_docs_were_searched(store):
     assert "5 docs searched" in text(result)
 
 
+def test_counts_of_one_read_in_the_singular(tiers):
+    tiers.put_local("index", "# I\n\n## P\n- doc: one doc\n")
+    tiers.put_local("doc", "# Doc\n\n" + "needle\n" * 9)
+    result = search_docs(tiers.store(), "needle")
+    assert text(result).startswith(
+        "9 matching lines in 1 doc for 'needle' (literal, case-insensitive); 2 docs searched"
+    )
+    assert "\n1 more match in 1 doc: narrow the query" in text(result)
+    tiers.put_local("doc", "# Doc\n\nneedle\n")
+    assert text(search_docs(tiers.store(), "needle")).startswith("1 matching line in 1 doc for 'needle'")
+
+
 def test_at_most_8_lines_a_doc_and_40_in_all_then_how_many_more(tiers):
     lines = "".join(f"needle {n}\n" for n in range(12))
     index = "# I\n\n## P\n" + "".join(f"- doc-{n}: doc {n}\n" for n in range(6))
@@ -157,7 +169,7 @@ def test_counting_stops_at_10000_matching_lines_and_says_it_did(tiers):
     result = search_docs(tiers.store(), "needle")
     assert search_module.MAX_COUNTED_LINES == 10_000
     assert (result.matching_lines, result.matching_docs, result.counted_all) == (10_000, 1, False)
-    assert text(result).startswith("at least 10000 matching lines in 1 docs")
+    assert text(result).startswith("at least 10000 matching lines in 1 doc")
     tiers.ship("doc-0", "# Doc 0\n\n" + "needle\n" * 9_998)
     result = search_docs(tiers.store(), "needle")
     assert (result.matching_lines, result.matching_docs, result.counted_all) == (9_999, 2, True)
@@ -168,7 +180,7 @@ def test_a_file_that_is_not_utf8_is_skipped_and_counted(tiers, store):
     tiers.put_local("flatfield", b"# Flatfield\n\nValueError \xff\xfe\n")
     result = search_docs(store, "ValueError")
     assert result.skipped == (("flatfield", "not UTF-8"),)
-    assert "1 files could not be searched: flatfield (not UTF-8)." in text(result)
+    assert "1 file could not be searched: flatfield (not UTF-8)." in text(result)
     assert "data" in ids(result)
 
 
@@ -325,7 +337,7 @@ def test_only_docs_with_lines_left_out_count_as_more_docs(tiers):
     result = search_docs(tiers.store(), "needle")
     assert [len(g.lines) for g in result.groups] == [8, 3]
     assert (result.more_lines, result.more_docs) == (4, 1)
-    assert "4 more matches in 1 docs: narrow the query" in text(result)
+    assert "4 more matches in 1 doc: narrow the query" in text(result)
     shown_whole = search_docs(tiers.store(), "needle 1")  # 3 lines in many, 1 in few
     assert (shown_whole.matching_docs, shown_whole.more_lines, shown_whole.more_docs) == (2, 0, 0)
 
@@ -424,7 +436,7 @@ def test_a_folder_where_a_listed_doc_should_be_is_skipped_as_not_a_regular_file(
     (tiers.local / "notes.md").mkdir()
     result = search_docs(store, "ValueError")
     assert result.skipped == (("notes", "not a regular file"),)
-    assert "1 files could not be searched: notes (not a regular file)." in text(result)
+    assert "1 file could not be searched: notes (not a regular file)." in text(result)
 
 
 def test_a_long_line_highlights_only_the_matches_inside_its_cut(tiers, store):

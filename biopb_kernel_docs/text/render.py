@@ -103,7 +103,7 @@ def outline_text(view: OutlineView, surface: Surface = Surface.AGENT) -> str:
 
 def collection_text(view: CollectionView, surface: Surface = Surface.AGENT) -> str:
     """§7: the docs under a collection, each ``- id: hook``, under the collection line's own hook."""
-    count = f"{len(view.items)} doc{'' if len(view.items) == 1 else 's'}"
+    count = _counted(len(view.items), "doc")
     if view.listed:
         where = f"listed under {view.heading}" if view.heading else "listed in the index"
         lines = [f"[{view.id} · collection · {count} · {where}]", "", f"{view.id}: {view.hook}".rstrip()]
@@ -123,6 +123,11 @@ def collection_text(view: CollectionView, surface: Surface = Surface.AGENT) -> s
     return render("\n".join(lines) + "\n", surface)
 
 
+def _counted(count: int, one: str, many: str | None = None) -> str:
+    """``1 doc``, ``2 docs``."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
 def _group_title(group: SearchGroup) -> str:
     shown = list(group.path[1:]) if len(group.path) > 1 else list(group.path)
     where = f" (§ {' › '.join(shown)})" if shown else ""
@@ -136,14 +141,16 @@ def search_text(result: SearchResult, surface: Surface = Surface.AGENT) -> str:
     case = "case-sensitive" if result.case_sensitive else "case-insensitive"
     what = f"{result.query!r} ({kind}, {case})"
     scope = (
-        f"{result.docs_searched} docs searched (the listed docs, those under listed collections, the index)"
+        f"{_counted(result.docs_searched, 'doc')} searched (the listed docs, those under listed "
+        "collections, the index)"
     )
     if not result.matching_lines:
         lines = [f"No line matches {what}: 0 matches in {scope}."]
     else:
         at_least = "" if result.counted_all else "at least "
         lines = [
-            f"{at_least}{result.matching_lines} matching lines in {result.matching_docs} docs for {what}; "
+            f"{at_least}{_counted(result.matching_lines, 'matching line')} in "
+            f"{_counted(result.matching_docs, 'doc')} for {what}; "
             f"{scope}.",
         ]
         previous = None
@@ -156,12 +163,13 @@ def search_text(result: SearchResult, surface: Surface = Surface.AGENT) -> str:
         if result.more_lines:
             lines += [
                 "",
-                f"{at_least}{result.more_lines} more matches in {result.more_docs} docs: narrow the query "
+                f"{at_least}{_counted(result.more_lines, 'more match', 'more matches')} in "
+                f"{_counted(result.more_docs, 'doc')}: narrow the query "
                 f"(at most {result.line_cap_per_doc} lines a doc and {result.line_cap} in all are shown).",
             ]
     if result.skipped:
         names = ", ".join(f"{doc_id} ({why})" for doc_id, why in result.skipped)
-        lines += ["", f"{len(result.skipped)} files could not be searched: {names}."]
+        lines += ["", f"{_counted(len(result.skipped), 'file')} could not be searched: {names}."]
     return render("\n".join(lines) + "\n", surface)
 
 
