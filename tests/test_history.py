@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import itertools
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from biopb_kernel_docs.core import store as store_module
+from biopb_kernel_docs.core import version_file
 from biopb_kernel_docs.core.blame import line_delta
 from biopb_kernel_docs.core.errors import (
     DocNotFound,
@@ -61,6 +63,10 @@ def _bytes_on_disk(tiers, doc_id: str) -> int:
     files = sum(path.stat().st_size for path in folder.iterdir()) if folder.is_dir() else 0
     first = FirstVersions(str(tiers.local / ".history")).find(doc_id)
     return files + (first.length if first is not None else 0)
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/dev/fd"))
 
 
 # -- what a version records --------------------------------------------------------------------------
@@ -947,12 +953,14 @@ def test_forget_removes_only_a_pending_version_never_a_landed_one_of_that_number
 def test_a_version_write_that_fails_part_way_leaves_no_file_in_the_history(tiers, monkeypatch, landed):
     """The disk fills up after a version's first bytes: the write is refused and nothing is left
     in the doc's history folder: neither the version cut short (written in place while pending)
-    nor the temp file a landed version goes through (swept only once per process)."""
+    nor the temp file a landed version goes through (swept only once per process), and no
+    descriptor is left open."""
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
     docs.write_doc("notes", body="# Notes\n\ntwo\n")  # v2: the doc's history folder
     folder = tiers.local / ".history" / "notes@"
     docs.read_doc("notes@history")  # this process has listed (and swept) the folder
+    before = _open_descriptors()
     if landed:
         tiers.put_local("notes", "# Notes\n\nby hand\n")  # the write records it first, as v3
     real, edited = os.write, "by hand" if landed else "two"
@@ -968,6 +976,7 @@ def test_a_version_write_that_fails_part_way_leaves_no_file_in_the_history(tiers
     with pytest.raises(StoreUnavailable, match=r"the disk is full\. That file was left as it was"):
         docs.write_doc("notes", old=edited, new="lost")
     monkeypatch.undo()
+    assert _open_descriptors() == before
     assert sorted(os.listdir(folder)) == ["00000002"]
     expected = [(3, "outside"), (2, "mcp"), (1, "mcp")] if landed else [(2, "mcp"), (1, "mcp")]
     versions = docs.read_doc("notes@history").versions
@@ -1027,3 +1036,234 @@ def test_a_versions_header_counts_the_lines_its_write_changed_and_a_shipped_vers
     docs.write_doc("flatfield", body="# Flatfield\n\nThe lab's way.\n")
     shipped = text(docs.read_doc("flatfield@v1")).splitlines()[0]
     assert " lines" not in shipped, shipped
+
+
+# -- what a process holds and leaves behind ------------------------------------------------------------
+
+
+def test_the_bounds_a_store_was_given_cannot_be_changed_under_it(tiers):
+    """HistoryLimits is a value (every store made without bounds shares one default instance): a
+    change made through one store would move every store's bounds, so it is frozen, and hashable."""
+    store = _docs(tiers, max_versions=3, max_bytes=1000).store
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        store.history.limits.max_versions = 1000
+    assert store.history.limits == HistoryLimits(3, 1000)
+    assert len({HistoryLimits(3, 1000), HistoryLimits(3, 1000), HistoryLimits()}) == 2
+
+
+def test_a_process_lists_a_history_once_however_often_it_reads_it_and_writes_after(tiers, monkeypatch):
+    """A process that did not write the history (a fresh server, say) lists the doc's folder at its
+    first look; its later reads, and its writes after them, reuse that listing."""
+    _docs(tiers).write_doc("notes", body="# Notes\n\none\n")
+    _docs(tiers).write_doc("notes", body="# Notes\n\ntwo\n")  # v2: the doc's folder
+    docs = _docs(tiers)
+    listed = []
+    real = History._entries
+    monkeypatch.setattr(History, "_entries", lambda self, folder: listed.append(folder) or real(self, folder))
+    for _ in range(3):
+        assert [v.number for v in docs.read_doc("notes@history").versions] == [2, 1]
+    docs.write_doc("notes", body="# Notes\n\nthree\n")
+    assert [v.number for v in docs.read_doc("notes@history").versions] == [3, 2, 1]
+    assert [os.path.basename(folder) for folder in listed] == ["notes@"]
+
+
+def test_a_process_s_first_look_at_a_history_removes_the_temp_files_a_killed_writer_left_and_nothing_else(
+    tiers,
+):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    folder = tiers.local / ".history" / "notes@"
+    (folder / ".tmp-0123456789abcdef.part").write_bytes(b'{"landed":1,"format":2,"n":3,')  # killed mid-write
+    (folder / ".tmp-kept").write_text("not of a temp file's shape\n")
+    (folder / "notes.txt").write_text("a file someone put here\n")
+    versions = _docs(tiers).read_doc("notes@history").versions  # the next process to look
+    assert [v.number for v in versions] == [2, 1]
+    assert sorted(os.listdir(folder)) == [".tmp-kept", "00000002", "notes.txt"]
+
+
+def test_a_write_whose_commit_was_cut_short_leaves_no_descriptor_open_once_the_next_write_lands(
+    tiers, monkeypatch
+):
+    """The interrupted write's version stays open for its commit; the next look at the history
+    commits it on disk and closes that descriptor (a server runs for weeks: 1,024 open files is a
+    common limit, and past it every open fails)."""
+    before = _open_descriptors()
+    docs, version_2 = _a_second_write_whose_commit_never_ran(tiers, monkeypatch)
+    docs.write_doc("notes", old="two", new="three")
+    assert version_2.read_bytes().startswith(b'{"landed":1,')
+    assert _open_descriptors() == before
+
+
+def test_a_commit_of_another_version_than_the_pending_one_closes_it_and_commits_nothing(tiers, monkeypatch):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    before = _open_descriptors()
+    _kill_a_write_before_its_doc_lands(docs, monkeypatch)  # v3 pending, its descriptor kept for its commit
+    docs.store.history.commit("notes", 2)  # landed already: not the version pending
+    assert _open_descriptors() == before
+    assert (tiers.local / ".history" / "notes@" / "00000003").read_bytes().startswith(b'{"landed":0,')
+    versions = docs.read_doc("notes@history").versions
+    assert [(v.number, v.current) for v in versions] == [(2, True), (1, False)]
+
+
+def test_recording_edits_made_outside_the_store_leaves_no_descriptor_open(tiers):
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    docs.write_doc("notes", body="# Notes\n\ntwo\n")
+    before = _open_descriptors()
+    for n in range(3):
+        tiers.put_local("notes", f"# Notes\n\nby hand {n}\n")
+        assert docs.history("notes").versions[0].author.surface == "outside"
+    assert [v.number for v in docs.history("notes").versions] == [5, 4, 3, 2, 1]
+    assert _open_descriptors() == before
+
+
+def test_a_version_with_no_text_before_it_says_no_local_file_held_one(tiers):
+    """A create's version, and the first of a doc from before history (its earlier text): nothing
+    was there before either, so the header says ``before`` null and ``local_before`` false."""
+    docs = _docs(tiers)
+    docs.write_doc("notes", body="# Notes\n")
+    tiers.put_local("mine", "# Mine\n\nwritten before history\n")
+    docs.write_doc("mine", body="# Mine\n\nrewritten\n")
+    firsts = FirstVersions(str(tiers.local / ".history"))
+    created = firsts.read(firsts.find("notes"))
+    earlier = (tiers.local / ".history" / "mine@" / "00000001").read_bytes()
+    for data, text_after in ((created, "# Notes\n"), (earlier, "# Mine\n\nwritten before history\n")):
+        header = json.loads(data.split(b"\n", 1)[0])
+        assert (header["before"], header["local_before"]) == (None, False)
+        assert (header["after"], header["local_after"]) == (_sha(text_after), True)
+
+
+def test_an_outside_edit_counts_the_lines_it_changed_from_the_version_before(tiers):
+    docs = _docs(tiers, max_versions=100, max_bytes=1000)
+    docs.write_doc("notes", body="# Notes\n\none\ntwo\n")
+    tiers.put_local("notes", "# Notes\n\none\nthree\nfour\n")
+    outside = docs.history("notes").versions[0]
+    assert (outside.number, outside.author.surface, outside.added, outside.removed) == (2, "outside", 2, 1)
+    other = _docs(tiers, max_versions=100, max_bytes=1000)  # another process, under the same bounds
+    other.write_doc("notes", body="# Notes\n" + "a long line of text\n" * 60)  # v3: its text not kept
+    tiers.put_local("notes", "# Notes\n\nby hand\n")
+    outside = docs.history("notes").versions[0]  # the text before it is unknown: every line is added
+    assert (outside.number, outside.author.surface, outside.added, outside.removed) == (4, "outside", 3, 0)
+    assert docs.read_doc("notes@v4").text == "# Notes\n\nby hand\n"
+
+
+def test_a_dead_writer_s_file_at_the_number_a_write_takes_is_written_over(tiers):
+    """A process that knows the history checks that no version follows the newest it saw; a write
+    that first keeps the shipped text (v5, a new release) takes the number after that too, where a
+    writer that died may have left a file cut short: it is written over, not a refused write."""
+    docs = _docs(tiers, author=USER)
+    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
+    docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
+    docs.drop_local_copy("flatfield")  # v4: the id reads the shipped text again
+    released = (tiers.shipped / "flatfield.md").read_text() + "\nA release added this.\n"
+    tiers.ship("flatfield", released)
+    folder = tiers.local / ".history" / "flatfield@"
+    (folder / "00000006").write_bytes(b'{"landed":0,"format":2,"n":6,"time":1')
+    docs.write_doc("flatfield", old="Step one.", new="Step one, again.")
+    versions = docs.read_doc("flatfield@history").versions
+    assert [(v.number, v.author.surface) for v in versions[:3]] == [
+        (6, "magic"),
+        (5, "shipped"),
+        (4, "magic"),
+    ]
+    assert docs.read_doc("flatfield@v6").text == released.replace("Step one.", "Step one, again.")
+    assert sorted(os.listdir(folder)) == [f"{n:08d}" for n in range(1, 7)]
+
+
+@pytest.mark.parametrize(
+    ("max_versions", "mine", "theirs"),
+    [(1, 1, 2), (1, 3, 2), (3, 1, 4), (3, 3, 4)],
+    ids=["1-after-a-create", "1-after-three", "3-after-a-create", "3-after-three"],
+)
+def test_a_process_that_knew_the_history_sees_versions_another_wrote_past_the_bound(
+    tiers, max_versions, mine, theirs
+):
+    """Another process writes the doc away and back, past the bound: the version after the newest
+    this process saw is dropped (its file given over to a later one), so no file at that number
+    does not mean nothing was written. This process's next version is its own, after theirs."""
+    first = _docs(tiers, max_versions=max_versions, max_bytes=DEFAULT_MAX_BYTES)
+    other = _docs(tiers, author=USER, max_versions=max_versions, max_bytes=DEFAULT_MAX_BYTES)
+    for n in range(mine):
+        first.write_doc("notes", body="# Notes\n\nsame\n" if n == mine - 1 else f"# Notes\n\nmine {n}\n")
+    for n in range(theirs):
+        other.write_doc("notes", body="# Notes\n\nsame\n" if n % 2 else f"# Notes\n\ntheirs {n}\n")
+    first.write_doc("notes", body="# Notes\n\nlast\n")
+    authors = [AGENT] * mine + [USER] * theirs + [AGENT]
+    expected = list(enumerate(authors, start=1))[-max_versions:]
+    versions = list(reversed(first.read_doc("notes@history").versions))
+    assert [(v.number, v.author) for v in versions] == expected
+    assert versions[-1].current
+    for earlier, later in itertools.pairwise(versions):
+        assert later.before_sha256 == earlier.after_sha256
+
+
+def test_a_version_past_the_newest_is_refused_naming_the_newest(tiers):
+    docs = _docs(tiers)
+    for word in ("one", "two", "three"):
+        docs.write_doc("notes", body=f"# Notes\n\n{word}\n")
+    with pytest.raises(DocNotFound) as refused:
+        docs.read_doc("notes@v4")
+    assert (
+        str(refused.value)
+        == "'notes' has no version 4: the newest is v3. read_doc(\"notes@history\") lists them."
+    )
+
+
+def test_listing_a_history_reads_each_version_s_header_not_its_text(tiers, monkeypatch):
+    """A listing reads a few KiB of each version, never its text: 100 versions of a 60 KB doc would
+    be 2 MiB read at every look."""
+    docs = _docs(tiers)
+    for n in range(5):
+        docs.write_doc("big", body=f"# Big {n}\n" + ("x" * 999 + "\n") * 60)
+    read = []
+    real = version_file.read_regular
+    monkeypatch.setattr(
+        version_file, "read_regular", lambda path, *args: read.append(path) or real(path, *args)
+    )
+    assert [v.number for v in docs.read_doc("big@history").versions] == [5, 4, 3, 2, 1]
+    assert read == []
+
+
+def test_a_listed_version_whose_file_was_damaged_is_refused_saying_so_not_that_the_bounds_dropped_it(tiers):
+    """A power loss can cut short any version written since the last flush, not only the newest
+    (which settling replaces): v2's header is whole, so it is listed, but its text does not verify."""
+    docs = _docs(tiers)
+    for word in ("one", "two", "three"):
+        docs.write_doc("notes", body=f"# Notes\n\n{word}\n")
+    damaged = tiers.local / ".history" / "notes@" / "00000002"
+    damaged.write_bytes(damaged.read_bytes()[:-3])
+    after = _docs(tiers)  # the next process to look
+    assert [v.number for v in after.read_doc("notes@history").versions] == [3, 2, 1]
+    with pytest.raises(DocNotFound) as refused:
+        after.read_doc("notes@v2")
+    assert str(refused.value) == (
+        "'notes' has no version 2 that can be read: its file is damaged (cut short by a power loss, "
+        'say) or was dropped since it was listed. read_doc("notes@history") lists them.'
+    )
+    assert after.read_doc("notes@v1").text == "# Notes\n\none\n"
+
+
+def test_a_dropped_version_whose_file_cannot_be_given_over_is_removed_and_the_bound_holds(tiers, monkeypatch):
+    """At the bound the oldest file is renamed to the new number and written over; when that rename
+    is refused, the oldest is removed and a new file made: never one version over the bound."""
+    docs = _docs(tiers, max_versions=3, max_bytes=DEFAULT_MAX_BYTES)
+    for n in range(4):  # v1, the create's, is a record in .history/firsts: dropped, not given over
+        docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n")
+    folder = tiers.local / ".history" / "notes@"
+    assert _files(tiers, "notes") == ["00000002", "00000003", "00000004"]
+    real = os.replace
+
+    def refused(src, dst, *args, **kwargs):
+        if os.fspath(src) == str(folder / "00000002"):
+            raise PermissionError(1, "Operation not permitted")
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", refused)
+    docs.write_doc("notes", body="# Notes\n\nwrite 4\n")
+    monkeypatch.undo()
+    assert _files(tiers, "notes") == ["00000003", "00000004", "00000005"]
+    assert [v.number for v in _docs(tiers).read_doc("notes@history").versions] == [5, 4, 3]
+    assert docs.read_doc("notes@v5").text == "# Notes\n\nwrite 4\n"

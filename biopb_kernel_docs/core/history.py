@@ -17,10 +17,10 @@ over to the newest, never a rewrite of a log that is 2 MiB at its bound, and the
 the version and the byte (a log dropping whole segments would keep fewer, or hold more on disk);
 and a reader needs no offsets. The price is a directory of up to 100 small files per doc, listed
 (with a stat each, for the byte bound) once per process: while the doc stays in the newest
-version's state and no later version appears (two failed stats), a process reuses what it
-listed, so a run of writes costs no listing.
+version's state, that version is still kept and no later version appears (three stats), a
+process reuses what it listed, so a run of writes costs no listing.
 
-What a write pays for its version: those two stats; at the bound, the oldest file renamed to the
+What a write pays for its version: those three stats; at the bound, the oldest file renamed to the
 new number and written over, below it a new file (for a create, an append to ``firsts``); the one
 write of its bytes; one byte written in place at the commit. No fsync, no listing, no unlink. A
 file is given over rather than removed and made anew because making a file can cost as much as the
@@ -139,7 +139,9 @@ class _Pending(NamedTuple):
 @dataclass
 class _Known:
     """What this process last saw of a doc's history: still true while the doc is in the newest
-    version's state and no version after it exists (only a write, under the lock, adds one)."""
+    version's state, that version is still kept and no version after it exists (only a write,
+    under the lock, adds one; the bounds drop the oldest first, so while that version is kept,
+    none after it can have been dropped unseen)."""
 
     entries: list[Entry]
     head: Header | None
@@ -258,8 +260,8 @@ class History:
         version files and the newest header.
 
         What this process saw last time is used again when it still holds: the doc is still in
-        the newest version's state and no later version exists (two failed stats), so a run of
-        writes lists the folder once, not at every write.
+        the newest version's state, that version is still kept and no later version exists (three
+        stats), so a run of writes lists the folder once, not at every write.
         """
         folder = self.folder(doc_id)
         self._drop_pending(doc_id)  # one left by a write interrupted before its commit
@@ -268,12 +270,24 @@ class History:
         head = known.head if known is not None else None
         if known is not None and known.landed and head is not None and head.state == state:
             following = f"{folder}{os.sep}{head.number + 1:08d}"
-            if not _present(following) and not _present(following + PENDING_SUFFIX):
+            if (
+                not _present(following)
+                and not _present(following + PENDING_SUFFIX)
+                and self._still_kept(doc_id, folder, known.entries[-1])
+            ):
                 return known.entries, head
         entries = self._entries(folder)
         head = self._settle(folder, entries, local, state)
         self._known[doc_id] = _Known(entries, head)
         return entries, head
+
+    def _still_kept(self, doc_id: str, folder: str, entry: Entry) -> bool:
+        """Whether ``entry``, the newest version this process saw, is still on disk. Another process
+        writing on past the bounds drops it before any version after it, so while it is kept, no
+        later version can have been dropped and its file given over (unseen) to a newer one."""
+        if entry.first:
+            return self.firsts.find(doc_id) is not None
+        return _present(f"{folder}{os.sep}{entry.name}")
 
     def _settle(
         self, folder: str, entries: list[Entry], local: DocFile | None, state: str | None
@@ -527,6 +541,11 @@ class History:
         kept = [entry.number for entry in entries]
         if not kept:
             raise no_versions(doc_id, enabled=True)
+        if number in kept:  # listed, but its text does not verify (or its record was dropped since)
+            raise DocNotFound(
+                f"{doc_id!r} has no version {number} that can be read: its file is damaged (cut short by a "
+                f"power loss, say) or was dropped since it was listed. {read_history(doc_id)} lists them."
+            )
         if number > kept[-1]:
             why = f"the newest is v{kept[-1]}"
         else:
