@@ -11,7 +11,7 @@ from biopb_kernel_docs.core.frontmatter import links_of
 from biopb_kernel_docs.core.ids import parse_request
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.reads import doc_view, outline_view, section_view
-from biopb_kernel_docs.core.sections import heading_key
+from biopb_kernel_docs.core.sections import heading_key, line_starts, section_at
 from biopb_kernel_docs.core.store import Store, Tier
 from biopb_kernel_docs.core.values import DocView, OutlineView, SectionView
 from biopb_kernel_docs.text.render import text
@@ -111,6 +111,7 @@ def test_a_section_runs_from_its_heading_to_the_next_heading_of_its_level_or_hig
         ("nuclei/segment", "Segment", 13),  # names in the path may be skipped
         ("Example[2]", "Example", 24),  # a position among repeated headings
         ("*Segment*", "Segment", 13),  # emphasis ignored
+        ('"Segment"', "Segment", 13),  # quotes around the name ignored
     ],
 )
 def test_sections_resolve_by_text_path_and_position(procedure, selector, title, line):
@@ -188,6 +189,104 @@ def test_a_hash_without_a_space_or_a_heading_without_text_is_not_in_the_outline(
     ]
 
 
+def test_a_heading_repeated_under_two_parents_is_anchored_and_read_by_its_parent(tiers):
+    tiers.ship(
+        "imaging",
+        "# Imaging\n\n## Before staining\n### Check\nFocus.\n\n## After staining\n### Check\nExposure.\n",
+    )
+    docs = tiers.docs()
+    assert [(e.anchor, e.line, e.end) for e in docs.read_doc("imaging#").entries] == [
+        ("Imaging", 1, 9),
+        ("Before staining", 3, 6),
+        ("Before staining/Check", 4, 6),
+        ("After staining", 7, 9),
+        ("After staining/Check", 8, 9),
+    ]
+    for selector in ("After staining/Check", "Imaging/After staining/Check", "after staining / CHECK"):
+        section = docs.read_doc(f"imaging#{selector}")
+        assert (section.text, section.also) == ("### Check\nExposure.\n", ())
+    assert docs.read_doc("imaging#Before staining/Check").text == "### Check\nFocus.\n\n"
+    with pytest.raises(SectionNotFound, match=r"No section 'Before staining/After staining/Check'"):
+        docs.read_doc("imaging#Before staining/After staining/Check")  # siblings, not nested
+
+
+def test_a_heading_ending_in_a_bracketed_number_gets_an_anchor_that_reads_it(tiers):
+    # "Step [2]" as a selector means the second heading named "Step"; the anchor must still land.
+    tiers.ship("arrays", "# Arrays\n\n## Step [2]\nSecond axis.\n\n## Notes\nEnd.\n")
+    docs = tiers.docs()
+    assert [e.anchor for e in docs.read_doc("arrays#").entries] == ["Arrays", "Step [2][1]", "Notes"]
+    assert docs.read_doc("arrays#Step [2][1]").text == "## Step [2]\nSecond axis.\n\n"
+    with pytest.raises(SectionNotFound) as caught:
+        docs.read_doc("arrays#Step [2]")
+    assert str(caught.value) == (
+        "No section 'Step [2]' in 'arrays'. Nearest: read_doc(\"arrays#Step [2][1]\"). "
+        'read_doc("arrays#") lists all 3 sections with the call that reads each.'
+    )
+
+
+def test_a_heading_with_no_letters_is_outlined_under_its_own_title(tiers):
+    # No selector names "***" or "---" (their keys are empty), so the outline shows the title.
+    tiers.ship("breaks", "# Notes\nIntro.\n## ***\nA break.\n# ---\nEnd.\n")
+    outline = tiers.docs().read_doc("breaks#")
+    assert [(e.level, e.title, e.anchor, e.line, e.end) for e in outline.entries] == [
+        (1, "Notes", "Notes", 1, 4),
+        (2, "***", "***", 3, 4),
+        (1, "---", "---", 5, 6),
+    ]
+
+
+def test_a_selector_with_no_letters_is_refused_as_an_unknown_section(procedure):
+    for selector in ("[2]", "::", "Steps//Segment"):
+        with pytest.raises(SectionNotFound, match=r'read_doc\("nuclei#"\) lists all 7 sections'):
+            procedure.read_doc(f"nuclei#{selector}")
+
+
+def test_an_unknown_section_names_at_most_three_headings(tiers):
+    tiers.ship("flat", "# One\n# Two\n# Three\n# Four\n# Five\n")
+    tiers.ship("steps", "# Steps\n## Step 1\n## Step 2\n## Step 3\n## Step 4\n## Step 5\n")
+    docs = tiers.docs()
+    with pytest.raises(SectionNotFound) as caught:
+        docs.read_doc("flat#zzz")  # near nothing: the first three top-level headings
+    assert str(caught.value) == (
+        "No section 'zzz' in 'flat'. Nearest: read_doc(\"flat#One\"), read_doc(\"flat#Two\"), "
+        'read_doc("flat#Three"). read_doc("flat#") lists all 5 sections with the call that reads each.'
+    )
+    with pytest.raises(SectionNotFound) as caught:
+        docs.read_doc("steps#Step")  # near all six: the three nearest
+    assert str(caught.value) == (
+        "No section 'Step' in 'steps'. Nearest: read_doc(\"steps#Steps\"), read_doc(\"steps#Step 5\"), "
+        'read_doc("steps#Step 4"). read_doc("steps#") lists all 6 sections with the call that reads each.'
+    )
+
+
+def test_a_doc_without_frontmatter_or_a_final_newline_reads_its_first_and_last_sections_whole(tiers):
+    tiers.ship("stitch", "# Stitch\n\n## Overlap\nTen percent.")
+    docs = tiers.docs()
+    assert docs.read_doc("stitch#Stitch").text == "# Stitch\n\n## Overlap\nTen percent."
+    assert docs.read_doc("stitch#Overlap").text == "## Overlap\nTen percent."
+
+
+def test_line_starts_are_the_offsets_after_each_newline():
+    assert line_starts("") == [0]
+    assert line_starts("# A\n\nb") == [0, 4, 5]
+    assert line_starts("a\n") == [0, 2]
+
+
+def test_each_line_belongs_to_the_innermost_section_holding_it(procedure):
+    outline = procedure.read_doc("nuclei#").entries
+    titles = [getattr(section_at(outline, line), "title", None) for line in range(1, 29)]
+    assert titles == (
+        [None] * 3  # the frontmatter, before the first heading
+        + ["Nuclei"] * 4
+        + ["Steps"] * 2
+        + ["Confirm input"] * 3
+        + ["Segment"] * 8
+        + ["Example"] * 6
+        + ["Checkpoints:"] * 2
+    )
+    assert section_at(outline, 24).line == 24  # the second "Example" from its own heading on
+
+
 def test_a_missing_doc_with_a_section_is_refused_as_missing(procedure):
     with pytest.raises(DocNotFound, match="No doc 'nucleii'"):
         procedure.read_doc("nucleii#Steps")
@@ -238,6 +337,8 @@ def test_heading_keys_ignore_case_emphasis_spacing_and_end_punctuation():
     assert heading_key("  **Confirm   input:**  ") == "confirm input"
     assert heading_key("`viewer.tensor()`") == "viewer.tensor"
     assert heading_key("3. Run it") == "3. run it"
+    assert heading_key("(Optional) Smooth") == "optional) smooth"
+    assert (heading_key(":::"), heading_key("**"), heading_key("")) == ("", "", "")
 
 
 def test_a_section_read_is_a_reading_that_guards_a_later_body_write(tiers, procedure):

@@ -86,6 +86,14 @@ def _matches(keys: Sequence[tuple[str, ...]], selector: str) -> list[int]:
     found = _POSITION.fullmatch(selector)
     if found:
         named, position = found.group(1), int(found.group(2))
+    matched = _named(keys, named)
+    if position is not None:
+        return matched[position - 1 : position] if 1 <= position <= len(matched) else []
+    return matched
+
+
+def _named(keys: Sequence[tuple[str, ...]], named: str) -> list[int]:
+    """Indices of the headings ``named`` names by text or path (no position), in document order."""
     whole = heading_key(named)
     matched = [n for n, key in enumerate(keys) if whole and key[-1] == whole]
     if not matched and "/" in named:
@@ -94,8 +102,6 @@ def _matches(keys: Sequence[tuple[str, ...]], selector: str) -> list[int]:
             matched = [
                 n for n, key in enumerate(keys) if key[-1] == parts[-1] and _within(parts[:-1], key[:-1])
             ]
-    if position is not None:
-        return matched[position - 1 : position] if 1 <= position <= len(matched) else []
     return matched
 
 
@@ -114,7 +120,7 @@ def _anchor(keys: Sequence[tuple[str, ...]], paths: Sequence[tuple[str, ...]], n
         if _matches(keys, candidate) == [n]:
             return candidate
     for candidate in (path[-1], "/".join(path)):
-        same = _matches(keys, candidate)
+        same = _named(keys, candidate)  # a title like "Step [2]" is a name here, not a position
         if n in same:
             positioned = f"{candidate}[{same.index(n) + 1}]"
             if _matches(keys, positioned) == [n]:
