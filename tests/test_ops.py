@@ -22,7 +22,9 @@ from biopb_kernel_docs.core.errors import (
     UnreadableDoc,
 )
 from biopb_kernel_docs.core.index import parse_index
+from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.seeding import index_file
+from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.text.render import text
 
 # A fixed modification time, so no test depends on the date it runs.
@@ -784,3 +786,110 @@ def test_a_missing_section_is_a_404_not_found_that_names_the_outline_call(tiers,
         docs.read_doc("mine#Nope")
     assert caught.value.status == 404  # like a missing doc, on every surface that shows a status
     assert 'read_doc("mine#") lists all 2 sections' in str(caught.value)
+
+
+# -- what a caller is told: sections, stale if_match, an unusable tier (issue 20) ---------------------
+
+
+def test_a_section_with_a_view_or_of_the_index_or_a_collection_names_the_read_to_make(docs):
+    refusals = {}
+    for requested in ("flatfield@diff#Steps", "index#Procedures", "design/#x"):
+        with pytest.raises(InvalidDocId) as caught:
+            docs.read_doc(requested)
+        refusals[requested] = str(caught.value)
+    assert refusals == {
+        "flatfield@diff#Steps": (
+            "A read takes a view ('@diff') or a section ('#'), not both. read_doc(\"flatfield#\") outlines "
+            "'flatfield'; read_doc(\"flatfield@diff\") shows the view whole."
+        ),
+        "index#Procedures": 'The index has no sections to read: read_doc("index") shows it whole.',
+        "design/#x": (
+            "'design/' is a collection, not a doc with sections: read_doc(\"design/\") lists its docs."
+        ),
+    }
+
+
+def test_a_stale_if_match_is_quoted_by_its_first_12_characters(tiers, docs):
+    tiers.put_local("mine", "# Mine\n\none\n")
+    with pytest.raises(StaleWrite) as caught:
+        docs.write_doc("mine", old="one", new="two", if_match="0123456789abcdef" * 4)
+    assert str(caught.value) == (
+        "'mine' has changed since the text this write was based on (if_match 0123456789ab…). Nothing was "
+        'written. read_doc("mine") shows the current text: write again from it.'
+    )
+
+
+def test_an_index_write_where_the_local_tier_cannot_be_created_says_nothing_can_be_written(tiers, tmp_path):
+    (tmp_path / "blocker").write_text("a file where the local tier's parent folder must be\n")
+    local = tmp_path / "blocker" / "local"
+    docs = Docs(Store(tiers.shipped, local, "1.0"))
+    with pytest.raises(StoreUnavailable) as caught:
+        docs.write_doc("index", old="# Test docs", new="# My docs")
+    assert str(caught.value) == (
+        f"Nothing can be written: the local docs directory {local} is not usable. (The local index could "
+        f"not be created, so this is the shipped index, read-only: Cannot create the local docs directory "
+        f"{local}: Not a directory. Point DocStore.docs_local_dir at a writable directory. Reading docs "
+        "works; writing fails until that is fixed.)"
+    )
+
+
+# -- what a write result reports (issue 20) ------------------------------------------------------------
+
+
+def test_already_listed_is_said_only_of_a_created_doc_the_index_already_had(tiers, docs):
+    tiers.seed()
+    tiers.put_local("index", tiers.local_text("index") + "- lab/planned: planned\n")
+    filed = docs.write_doc("lab/new", body="# New\n\nA new note.\n")
+    listed = docs.write_doc("lab/planned", body="# Planned\n")
+    unchanged = docs.write_doc("lab/new", body="# New\n\nA new note.\n")
+    updated = docs.write_doc("lab/new", body="# New\n\nA newer note.\n")
+    results = (filed, listed, unchanged, updated)
+    assert [(r.outcome, r.filed_under, r.already_listed, len(r.changes)) for r in results] == [
+        ("created", "## Unfiled", False, 2),
+        ("created", None, True, 1),
+        ("unchanged", None, False, 0),
+        ("updated", None, False, 1),
+    ]
+
+
+def test_updating_a_doc_the_index_does_not_list_leaves_the_index_alone(tiers, docs):
+    tiers.seed()
+    tiers.put_local("unlisted", "# Unlisted\n\nKept out of the index on purpose.\n")
+    index = tiers.local_text("index")
+    body = docs.write_doc("unlisted", body="# Unlisted\n\nStill kept out.\n")
+    edit = docs.write_doc("unlisted", old="Still", new="Always")
+    assert [(r.outcome, r.filed_under, [c.id for c in r.changes]) for r in (body, edit)] == [
+        ("updated", None, ["unlisted"]),
+        ("updated", None, ["unlisted"]),
+    ]
+    assert tiers.local_text("index") == index
+    assert tiers.local_text("unlisted") == "# Unlisted\n\nAlways kept out.\n"
+
+
+def test_only_a_write_of_the_index_reports_the_entries_it_lost(tiers, docs):
+    tiers.seed()
+    tiers.put_local("lab/list", "# A list\n\n- data: how arrays are laid out\n- flatfield: shading\n")
+    doc = docs.write_doc("lab/list", old="- data: how arrays are laid out\n", new="")
+    assert (doc.outcome, doc.lost_entries) == ("updated", ())
+    assert "no longer lists" not in text(doc)
+    index = docs.write_doc("index", old="- data: how arrays are laid out\n", new="")
+    assert [(e.id, e.line, e.text) for e in index.lost_entries] == [("data", None, None)]
+
+
+def test_a_shrinking_body_write_with_history_off_names_no_version_to_restore(tiers):
+    docs = Docs(Store(tiers.shipped, tiers.local, "1.0", history=None))
+    tiers.put_local("notes", "# Notes\n\n" + "a line of notes\n" * 20)
+    result = docs.write_doc("notes", body="# Notes\n")
+    assert result.shrink is not None
+    assert (result.shrink.lines_before, result.shrink.lines_after, result.shrink.version) == (22, 1, None)
+    assert result.changes[0].version is None
+
+
+def test_a_local_copy_is_written_without_reading_the_shipped_file_it_shadows(tiers, docs):
+    # The local copy is the base of every write to it: a shipped file it shadows that cannot be read
+    # (not UTF-8 here) never stands in the way of editing the copy.
+    (tiers.shipped / "latin.md").write_bytes(b"caf\xe9\n")
+    tiers.put_local("latin", "# Latin, my copy\n\ncafe\n")
+    assert docs.write_doc("latin", body="# Latin, my copy\n\ncafe au lait\n").outcome == "updated"
+    assert docs.write_doc("latin", old="au lait", new="noir").outcome == "updated"
+    assert tiers.local_text("latin") == "# Latin, my copy\n\ncafe noir\n"
