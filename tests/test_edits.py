@@ -250,3 +250,38 @@ def test_a_heading_is_refused_for_exactly_the_characters_unicode_puts_outside_on
         if refused != breaks_the_line:
             wrong.append(f"U+{code_point:04X}")
     assert wrong == []
+
+
+@pytest.mark.parametrize("given", [{"old": "Step one."}, {"new": "Step 1."}])
+def test_a_body_with_either_half_of_old_and_new_is_refused_and_nothing_is_written(tiers, docs, given):
+    tiers.put_local("mine", "# Mine\n\nStep one.\n")
+    before = _local_files(tiers)
+    with pytest.raises(InvalidArguments) as refused:
+        docs.write_doc("mine", body="# Mine\n\nAll new.\n", **given)
+    assert str(refused.value) == "Pass either body, or old and new, not both: body replaces the whole doc."
+    assert _local_files(tiers) == before
+
+
+@pytest.mark.parametrize(
+    ("heading", "message"),
+    [
+        (
+            "## Steps \ud800",
+            "The heading holds a lone surrogate (U+D800 at character 9), which cannot be saved as UTF-8. "
+            "Nothing was written. It usually comes from bytes that were not UTF-8: re-encode the text as "
+            "UTF-8 and retry.",
+        ),
+        (
+            "## \x00Steps",
+            "The heading holds a NUL character (at character 3), which no markdown doc holds. Nothing was "
+            "written. It usually comes from binary data: remove it and retry.",
+        ),
+    ],
+)
+def test_a_heading_no_file_can_hold_is_refused_as_such_by_file_doc(tiers, docs, heading, message):
+    docs.index()
+    before = _local_files(tiers)
+    with pytest.raises(InvalidArguments) as refused:
+        docs.file_doc("segment-nuclei", heading)
+    assert str(refused.value) == message
+    assert _local_files(tiers) == before

@@ -9,6 +9,7 @@ from biopb_kernel_docs.core.frontmatter import (
     describe,
     first_h1,
     first_paragraph,
+    links_of,
     parse_frontmatter,
     prose_lines,
 )
@@ -147,3 +148,40 @@ def test_a_value_that_only_opens_or_only_closes_a_bracket_is_text_not_a_list():
     parsed = parse_frontmatter("---\ndescription: [draft\nstatus: done]\npackages: [a, b]\n---\n")
     assert parsed.fields == {"description": "[draft", "status": "done]", "packages": ("a", "b")}
     assert parsed.text("description") == "[draft"
+
+
+def test_an_empty_quoted_value_is_an_empty_field_and_the_description_falls_back_to_the_body():
+    text = "---\ndescription: \"\"\nupdated: ''\n---\n# T\n\nFirst words.\n"
+    assert parse_frontmatter(text).fields == {"description": "", "updated": ""}
+    info = describe("x", text)
+    assert (info.title, info.description, info.updated) == ("T", "First words.", None)
+
+
+def test_a_lone_quote_is_kept_as_the_value():
+    parsed = parse_frontmatter("---\ndescription: \"\nupdated: '\n---\n")
+    assert parsed.fields == {"description": '"', "updated": "'"}
+
+
+def test_frontmatter_closing_on_the_last_line_without_a_newline_is_parsed_and_leaves_an_empty_body():
+    for closing in ("---", "...", "---  "):
+        parsed = parse_frontmatter(f"---\ndescription: d\n{closing}")
+        assert parsed == Frontmatter({"description": "d"}, ""), closing
+
+
+@pytest.mark.parametrize(
+    ("paragraph", "description"),
+    [
+        ("a" * 300, "a" * 199 + "…"),  # no space to cut at: cut inside the word, 200 characters in all
+        ("a " + "w" * 196 + " tail", "a " + "w" * 196 + "…"),  # the word ending at 198 characters fits
+    ],
+)
+def test_an_inferred_description_is_cut_to_at_most_200_characters_ending_in_an_ellipsis(
+    paragraph, description
+):
+    assert first_paragraph(paragraph) == description
+    assert describe("x", f"# T\n\n{paragraph}\n").description == description
+
+
+def test_links_in_a_tilde_fenced_code_block_are_code_not_links():
+    text = "See [[data]].\n\n~~~\n[[not-a-link]]\n~~~\nThen [[kernel]].\n"
+    assert links_of(text) == ("data", "kernel")
