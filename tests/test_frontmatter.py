@@ -173,6 +173,8 @@ def test_frontmatter_closing_on_the_last_line_without_a_newline_is_parsed_and_le
     [
         ("a" * 300, "a" * 199 + "…"),  # no space to cut at: cut inside the word, 200 characters in all
         ("a " + "w" * 196 + " tail", "a " + "w" * 196 + "…"),  # the word ending at 198 characters fits
+        ("a " + "w" * 197 + " tail", "a " + "w" * 197 + "…"),  # and one ending at 199, with its … at 200
+        ("a " + "w" * 198 + " tail", "a…"),  # one ending at 200 leaves no room for the …
     ],
 )
 def test_an_inferred_description_is_cut_to_at_most_200_characters_ending_in_an_ellipsis(

@@ -170,7 +170,9 @@ def first_paragraph(body: str, limit: int = _DESCRIPTION_LIMIT) -> str:
     text = " ".join(" ".join(paragraph).split())
     if len(text) <= limit:
         return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    cut = text[: limit - 1]
+    if text[limit - 1] != " ":  # a word runs past the cut: end at the space before it
+        cut = cut.rsplit(" ", 1)[0]
     return cut.rstrip(",;:") + "…"
 
 
