@@ -3,6 +3,7 @@ against the format's own rules, and a round trip through a fresh tier."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -987,3 +988,69 @@ def test_a_skill_the_disk_refuses_to_remove_is_left_alone_with_the_reason_and_ke
         ("flatfield", "the disk refused it: Is a directory.")
     ]
     assert sorted(json.loads((out / RECORD_FILE).read_text())["skills"]) == ["flatfield", "stitch-tiles"]
+
+
+# -- the format's rules at their edges, and each refusal's words (seed 20261316) ----------------------
+
+
+def test_a_name_of_exactly_64_characters_exports_and_imports(tiers, out):
+    name = "stain-nuclei-with-dapi-then-count-them-per-field-of-view-twice-k"
+    assert len(name) == 64
+    tiers.put_local(name, "# Long name\n\nBody.\n")
+    tiers.put_local("index", f"# Docs\n\n## Procedures\n- {name}: a long name\n")
+    assert [(s.name, s.action) for s in export_skills(tiers.docs(), str(out)).skills] == [(name, "created")]
+    assert assert_valid_skill(out / name)["name"] == name
+    [done] = import_skills(tiers.docs(), str(out), prefix="lab/").imported
+    assert (done.folder, done.id) == (name, f"lab/{name}")
+
+
+def test_non_ascii_text_is_written_as_itself_and_reads_back_even_beyond_the_basic_plane(tiers, out):
+    hook = "count γH2AX foci 🔬 per nucleus"
+    tiers.put_local("index", f"# Docs\n\n## Procedures\n- flatfield: {hook}\n")
+    export_skills(tiers.docs(), str(out))
+    assert f'\ndescription: "{hook}"\n' in (out / "flatfield/SKILL.md").read_text(encoding="utf-8")
+    assert assert_valid_skill(out / "flatfield")["description"] == hook
+    import_skills(tiers.docs(), str(out))
+    assert f"## Imported skills\n- skills/flatfield: {hook}\n" in tiers.local_text("index")
+
+
+def test_a_parsed_skill_is_a_frozen_value():
+    parsed = parse_skill("---\nname: stains\ndescription: x\n---\n# Stains\n", "stains", yaml.safe_load)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parsed.name = "other"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "---\n---\n# Stains\n",
+            "SKILL.md's frontmatter must be a mapping of fields (name: ..., description: ...).",
+        ),
+        (
+            "---\nname: stains\ndescription: Stain nuclei: DAPI, then count\n---\n# Stains\n",
+            "SKILL.md's frontmatter is not valid YAML (mapping values are not allowed here).",
+        ),
+        (
+            "---\ndescription: Stain nuclei.\n---\n# Stains\n",
+            "SKILL.md has no name: field; add one equal to the folder's name.",
+        ),
+        (
+            '---\nname: "  "\ndescription: Stain nuclei.\n---\n# Stains\n',
+            "SKILL.md has no name: field; add one equal to the folder's name.",
+        ),
+        (
+            "---\nname: " + "s" * 65 + "\ndescription: Stain nuclei.\n---\n# Stains\n",
+            f"Its name '{'s' * 65}' breaks the format's rules: it is 65 characters long; the limit is "
+            "64. A skill's name is 1-64 characters of a-z, 0-9 and '-', neither starting nor ending "
+            "with '-' nor holding '--', and equal to its folder's name.",
+        ),
+    ],
+    ids=["empty-frontmatter", "invalid-yaml", "no-name", "blank-name", "name-of-65"],
+)
+def test_a_skill_breaking_a_frontmatter_rule_is_refused_saying_what_to_fix(tiers, out, text, reason):
+    folder = "s" * 65 if "s" * 65 in text else "stains"
+    skill(out, folder, text)
+    result = import_skills(tiers.docs(), str(out))
+    assert result.imported == ()
+    assert [(n.name, n.reason) for n in result.refused] == [(f"{folder}/", reason)]
