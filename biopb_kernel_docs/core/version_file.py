@@ -42,9 +42,6 @@ LANDED = b"1"
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # built once: a write runs it
 HEADER_PROBE = 4096  # a header is well under this; a listing reads no further
 
-# Who wrote a version. The first group are writes through the store; the others are what the
-# store saw on disk (they cannot "not land": they record a state that was already there).
-WRITERS = frozenset({"mcp", "magic", "panel", "cli", "python", "loader"})
 OUTSIDE = Author("outside")  # an edit made outside the store (an editor on the file)
 EARLIER = Author("earlier")  # a local file's text from before history was kept
 SHIPPED = Author("shipped")  # the shipped text a first local copy replaced
@@ -84,11 +81,6 @@ class Header:
     restores: int | None
     size: int  # of the whole file
     pending: bool = False  # its doc write is not known to have landed
-
-    @property
-    def observed(self) -> bool:
-        """Recorded from what was on disk, not by a write of ours (so it cannot have failed to land)."""
-        return self.author.surface not in WRITERS
 
     @property
     def state(self) -> str | None:
