@@ -1029,7 +1029,9 @@ def test_a_parsed_skill_is_a_frozen_value():
         ),
         (
             "---\nname: stains\ndescription: Stain nuclei: DAPI, then count\n---\n# Stains\n",
-            "SKILL.md's frontmatter is not valid YAML (mapping values are not allowed here).",
+            "SKILL.md's frontmatter is not valid YAML (mapping values are not allowed here, at line 3, "
+            "column 26). Put a value that holds ': ' or ' #' in quotes (description: \"...\"), then "
+            "import again.",
         ),
         (
             "---\ndescription: Stain nuclei.\n---\n# Stains\n",

@@ -144,6 +144,15 @@ def _one_line(value: object) -> str | None:
     return None
 
 
+def _yaml_problem(err: Exception) -> str:
+    """What a YAML error says is wrong and, when it knows, where, as a line of the SKILL.md file."""
+    problem = getattr(err, "problem", None) or str(err).strip().split("\n")[0]
+    mark = getattr(err, "problem_mark", None)
+    if mark is None:
+        return problem
+    return f"{problem}, at line {mark.line + 2}, column {mark.column + 1}"  # the block starts on line 2
+
+
 def parse_skill(text: str, folder: str, load_yaml: Callable[[str], object]) -> ParsedSkill:
     """Read and check a SKILL.md found in ``folder``; SkillProblem names the first rule it breaks.
 
@@ -152,9 +161,11 @@ def parse_skill(text: str, folder: str, load_yaml: Callable[[str], object]) -> P
     block, body = split_skill(text)
     try:
         data = load_yaml(block)
-    except Exception as err:  # the YAML library's own error; its first line says where
-        first = str(err).strip().split("\n")[0]
-        raise SkillProblem(f"SKILL.md's frontmatter is not valid YAML ({first}).") from None
+    except Exception as err:  # the YAML library's own error
+        raise SkillProblem(
+            f"SKILL.md's frontmatter is not valid YAML ({_yaml_problem(err)}). Put a value that holds "
+            "': ' or ' #' in quotes (description: \"...\"), then import again."
+        ) from None
     if not isinstance(data, dict):
         raise SkillProblem(
             "SKILL.md's frontmatter must be a mapping of fields (name: ..., description: ...)."
