@@ -7,10 +7,13 @@ import queue
 import subprocess
 import sys
 import threading
+from dataclasses import FrozenInstanceError, replace
 from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import StdioServerParameters
 
 from biopb_kernel_docs.core.index import ENTRY_CAP, parse_index
@@ -28,6 +31,7 @@ from biopb_kernel_docs.text.handshake import (
     budget_for,
     compose_instructions,
     entry_lines,
+    handshake,
     hook_variants,
     index_entries,
     shorten_hooks,
@@ -472,3 +476,248 @@ def test_a_budget_is_matched_on_the_whole_client_name_not_a_prefix_of_it():
     assert budget_for("Claude-Code", KNOWN_HOST_BUDGETS) == 2048
     assert budget_for("claude-codex", KNOWN_HOST_BUDGETS) is None
     assert budget_for("claude-code-beta", KNOWN_HOST_BUDGETS) is None
+
+
+# -- shortening, pinned against a reference that recounts every line ------------------------------
+
+
+def reference_shorten(entries: list[Entry], budget: int) -> list[str]:
+    """The promise of ``shorten_hooks`` restated plainly, every total counted afresh from the lines:
+    cut the longest line (the later on a tie) one clause at a time, then between words, while over
+    ``budget``; then give back, from the top, every form that fits again."""
+    forms = [list(hook_variants(entry.hook)) for entry in entries]
+    step = [0] * len(entries)
+
+    def total(steps: list[int]) -> int:
+        shown = [replace(e, hook=forms[n][steps[n]]) for n, e in enumerate(entries)]
+        return sum(len(line) + 1 for line in entry_lines(shown))
+
+    def cut() -> None:
+        while total(step) > budget:
+            cuttable = [n for n in range(len(entries)) if step[n] < len(forms[n]) - 1]
+            if not cuttable:
+                return
+            step[max(cuttable, key=lambda n: (len(entries[n].doc_id) + len(forms[n][step[n]]), n))] += 1
+
+    cut()
+    if total(step) > budget:
+        for n in range(len(entries)):
+            forms[n] += word_cuts(forms[n][-1])
+        cut()
+    for n in range(len(entries)):
+        while step[n] > 0 and total([*step[:n], step[n] - 1, *step[n + 1 :]]) <= budget:
+            step[n] -= 1
+    return [forms[n][step[n]] for n in range(len(entries))]
+
+
+_WORDS = st.sampled_from(["cells", "nuclei", "the", "stain", "µm", "DAPI", "count", "tiles", "a", "of"])
+_PIECES = st.one_of(
+    _WORDS,
+    st.sampled_from([",", ";", ", ", "; ", "(", ")", "[", "]"]),
+    st.builds(lambda a, b: f"({a}, {b})", _WORDS, _WORDS),
+)
+_HOOKS = st.builds(
+    lambda pieces, marker: " ".join(" ".join(pieces).split()) + marker,
+    st.lists(_PIECES, min_size=0, max_size=24),
+    st.sampled_from(["", " (missing)", " (local copy)"]),
+)
+_ENTRIES = st.lists(
+    st.builds(
+        Entry,
+        st.sampled_from(["a", "kernel", "segment-nuclei", "lab/x"]),
+        _HOOKS,
+        st.sampled_from(["", "## P", "## Q"]),
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=400, deadline=None, database=None, derandomize=True)
+@given(_ENTRIES, st.integers(min_value=0, max_value=400))
+def test_hooks_are_shortened_exactly_as_the_longest_line_first_rule_and_the_give_back_say(entries, budget):
+    kept = shorten_hooks(entries, budget)
+    assert [e.hook for e in kept] == reference_shorten(entries, budget)
+    assert [(e.doc_id, e.heading) for e in kept] == [(e.doc_id, e.heading) for e in entries]
+    shortest = [replace(e, hook=_forms(e.hook)[-1]) for e in entries]
+    if sum(len(line) + 1 for line in entry_lines(shortest)) <= budget:
+        assert sum(len(line) + 1 for line in entry_lines(kept)) <= budget
+
+
+def test_an_entry_without_a_hook_does_not_stop_a_budgeted_handshake():
+    index = "# Docs\n\n## A\n- bare:\n" + "".join(
+        f"- doc-{n:03d}: what doc {n} is for when the request names it, and more words here\n"
+        for n in range(40)
+    )
+    text = compose_instructions(view_of(index), 2048)
+    assert len(text) <= 2048
+    assert "\n## A\n- bare:\n- doc-000: what doc 0 is for" in text
+
+
+def test_a_clause_boundary_after_a_closed_bracket_still_cuts_and_a_comma_needs_a_space_after_it():
+    assert hook_variants("open a file (CZI or ND2) with its metadata, then read its axes [t, z]") == (
+        "open a file (CZI or ND2) with its metadata, then read its axes [t, z]",
+        "open a file (CZI or ND2) with its metadata",
+        "open a file with its metadata",
+    )
+    assert hook_variants("sizes in px,µm for every object measured; with units") == (
+        "sizes in px,µm for every object measured; with units",
+        "sizes in px,µm for every object measured",
+    )
+
+
+def test_a_hook_cut_between_words_keeps_its_marker_and_its_diff_call():
+    assert word_cuts("one two three four five six seven (missing)") == (
+        "one two three four five six… (missing)",
+        "one two three four five… (missing)",
+    )
+    assert word_cuts('one two three four five six — read_doc("x@diff")') == (
+        'one two three four five… — read_doc("x@diff")',
+    )
+
+
+def test_an_entry_is_a_frozen_value():
+    entry = Entry("a", "first doc", "## P")
+    assert {entry, Entry("a", "first doc", "## P")} == {entry}
+    with pytest.raises(FrozenInstanceError):
+        entry.hook = "changed"  # type: ignore[misc]
+
+
+def _forms(hook: str) -> tuple[str, ...]:
+    clauses = hook_variants(hook)
+    return clauses + word_cuts(clauses[-1])
+
+
+def _note(left_out: int) -> str:
+    return (
+        f"This copy is cut to fit this host: {left_out} index entries are left out below; "
+        'read_doc("index") has them all.'
+    )
+
+
+_SECTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["## References", "## Procedures", "## Lab"]),
+        st.lists(_HOOKS, min_size=1, max_size=5),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(_SECTIONS, st.integers(min_value=0, max_value=1400))
+def test_a_budgeted_handshake_sends_the_most_of_the_index_that_fits_and_names_the_rest(sections, budget):
+    text, number = "# Docs\n", 0
+    for heading, hooks in sections:
+        text += f"\n{heading}\n"
+        for hook in hooks:
+            text += f"- doc-{number}: {hook}\n".replace(": \n", ":\n")
+            number += 1
+    view = view_of(text)
+    entries, full = index_entries(view), compose_instructions(view)
+    shake = handshake(view, budget)
+    sent = {e.doc_id: e.hook for e in parse_index(shake.text).entries}
+    kept = [replace(e, hook=sent[e.doc_id]) for e in entries[: len(sent)]]
+    assert (shake.budget, shake.length) == (budget, len(shake.text))
+    assert len(shake.text) <= budget
+    if len(full) <= budget:
+        assert (shake.text, shake.left_out) == (full, ())
+        return
+    assert list(sent) == [e.doc_id for e in entries[: len(sent)]]
+    assert shake.left_out == tuple(e.doc_id for e in entries[len(sent) :])
+    assert all(e.hook in _forms(entry.hook) for e, entry in zip(kept, entries, strict=False))
+    if not shake.left_out:
+        assert shake.text == "\n".join([HEADER, *COMPACT_RULES, "", *entry_lines(kept)])
+        for e, entry in zip(kept, entries, strict=True):
+            at = _forms(entry.hook).index(e.hook)  # no hook is cut further than the budget needs
+            assert at == 0 or len(shake.text) + len(_forms(entry.hook)[at - 1]) - len(e.hook) > budget
+        return
+    left = len(shake.left_out)
+    if len("\n".join([HEADER, _note(len(entries)), *COMPACT_RULES, ""])) > budget:
+        assert "\n".join([HEADER, _note(len(entries)), *COMPACT_RULES]).startswith(shake.text)
+        return
+    assert shake.text == "\n".join([HEADER, _note(left), *COMPACT_RULES, "", *entry_lines(kept)])
+    assert [e.hook for e in kept] == [_forms(entry.hook)[-1] for entry in entries[: len(sent)]]
+    one_more = [*kept, replace(entries[len(sent)], hook=_forms(entries[len(sent)].hook)[-1])]
+    assert len("\n".join([HEADER, _note(left - 1), *COMPACT_RULES, "", *entry_lines(one_more)])) > budget
+
+
+def test_a_compact_form_that_fits_the_budget_to_the_character_keeps_its_hooks_whole():
+    view = view_of("# Docs\n\n## P\n- a: find the nuclei in a DAPI image, then count them\n")
+    compact = "\n".join(
+        [HEADER, *COMPACT_RULES, "", "## P", "- a: find the nuclei in a DAPI image, then count them"]
+    )
+    assert len(compose_instructions(view)) > len(compact)  # else the full form is sent
+    assert compose_instructions(view, len(compact)) == compact
+    assert compose_instructions(view, len(compact) - 1) == compact.replace(", then count them", "")
+
+
+def test_hooks_cut_before_a_bigger_cut_each_get_their_room_back_from_the_top():
+    a = Entry("a", "alpha beta gamma delta epsilon zeta eta theta, iota", "")
+    b = Entry("b", "one two three four five six seven eight nine, ten", "")
+    c = Entry("c", "red green blue, cyan magenta yellow black white", "")
+    # a and b (the longer lines) are cut first, then c's cut is needed and leaves room for both.
+    assert [e.hook for e in shorten_hooks([a, b, c], 140)] == [a.hook, b.hook, "red green blue"]
+    assert [e.hook for e in shorten_hooks([a, b, c], 127)] == [a.hook, b.hook[:-5], "red green blue"]
+    # 5 left over: not a's 6, but b's 5 fit.
+    assert [e.hook for e in shorten_hooks([a, b, c], 126)] == [a.hook[:-6], b.hook, "red green blue"]
+
+
+SHORT_HOOKS = (
+    "find the nuclei",
+    "count the foci",
+    "track the cells",
+    "stitch the tiles",
+    "correct the shading",
+    "unmix the channels",
+    "register the frames",
+    "save the masks",
+    "check the segmentation",
+    "measure in µm",
+)
+SHORT_LINES = [f"- doc-{n}: {hook}" for n, hook in enumerate(SHORT_HOOKS)]
+SHORT_INDEX = "# Docs\n\n## P\n" + "".join(f"{line}\n" for line in SHORT_LINES)
+
+
+def compact_of_short(kept: int, left_out: int = 0) -> str:
+    note = [_note(left_out)] if left_out else []
+    return "\n".join([HEADER, *note, *COMPACT_RULES, "", "## P", *SHORT_LINES[:kept]])
+
+
+def test_entries_are_left_out_only_when_they_do_not_fit_to_the_character():
+    view = view_of(SHORT_INDEX)
+    full = compose_instructions(view)
+    assert (len(full), len(compact_of_short(10)), len(compact_of_short(6, 4))) == (993, 645, 640)
+    assert (compose_instructions(view, 993), handshake(view, 993).left_out) == (full, ())
+    assert compose_instructions(view, 992) == compact_of_short(10)
+    assert (compose_instructions(view, 645), handshake(view, 645).left_out) == (compact_of_short(10), ())
+    for budget in (644, 640):
+        assert compose_instructions(view, budget) == compact_of_short(6, 4)
+        assert handshake(view, budget).left_out == ("doc-6", "doc-7", "doc-8", "doc-9")
+    assert compose_instructions(view, 639) == compact_of_short(5, 5)
+
+
+def test_inlined_docs_are_sent_in_whole_lines_and_only_once_a_docs_read_doc_line_fits():
+    view = view_of(SHORT_INDEX)
+    bodies = [("kernel", "# Kernel\n\nWhat the kernel holds.\n")]
+    index = compact_of_short(10)
+    whole = [index, "", INLINED_TITLE, "", '### read_doc("kernel")', "# Kernel", "", "What the kernel holds."]
+    prefixes = ["\n".join(whole[:n]).rstrip("\n") for n in range(5, len(whole) + 1)]
+    assert len(prefixes[-1]) < 993  # the compact index is sent at every budget below
+    for budget in range(len(index), len(prefixes[-1]) + 2):
+        expected = max((p for p in prefixes if len(p) <= budget), key=len, default=index)
+        assert compose_instructions(view, budget, inlined=bodies) == expected, budget
+
+
+def test_an_index_that_could_not_load_is_cut_to_whole_lines_and_a_tiny_budget_to_the_header():
+    problem = 'The index could not be loaded (the kernel did not start). Call read_doc("index") to retry.'
+    lines = [HEADER, problem, *RULES]
+    for n in range(2, len(lines) + 1):
+        fits = "\n".join(lines[:n])
+        assert compose_instructions(None, len(fits), problem="the kernel did not start") == fits
+        assert compose_instructions(None, len(fits) - 1, problem="the kernel did not start") == "\n".join(
+            lines[: n - 1]
+        )
+    assert compose_instructions(None, 20, problem="the kernel did not start") == HEADER[:20]
+    assert compose_instructions(view_of(INDEX), 20) == HEADER[:20]

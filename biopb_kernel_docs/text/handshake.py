@@ -118,7 +118,7 @@ def hook_variants(hook: str) -> tuple[str, ...]:
         if shorter is None or not shorter:
             break
         forms.append(shorter)
-    return tuple(dict.fromkeys(form + suffix for form in forms if form))
+    return tuple(dict.fromkeys(form + suffix for form in forms if form)) or (hook,)  # '- id:' has no hook
 
 
 def _top_level_positions(text: str, separators: str) -> list[int]:
@@ -210,7 +210,7 @@ def _cut_note(left_out: int) -> str:
 def compact_index(entries: Sequence[Entry], budget: int) -> tuple[list[str], int]:
     """The compact header, rules and entries within ``budget``: ``(lines, entries left out)``."""
     preamble = [HEADER, *COMPACT_RULES, ""]
-    room = budget - sum(len(line) + 1 for line in preamble)
+    room = budget - sum(len(line) + 1 for line in preamble) + 1  # the last entry line has no newline
     kept = shorten_hooks(entries, room)
     if sum(len(line) + 1 for line in entry_lines(kept)) <= room:
         return [*preamble, *entry_lines(kept)], 0
