@@ -1,12 +1,17 @@
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from biopb_kernel_docs.core.errors import EditRefused, LimitExceeded
 from biopb_kernel_docs.core.index import (
     check_entry_cap,
     file_entry,
     ignore_id,
+    is_entry_line,
     parse_index,
     section_entries,
 )
@@ -276,3 +281,78 @@ def test_filing_under_an_existing_heading_with_an_unclosed_fence_in_its_section_
         file_entry(parse_index(text), "new", "h", "## Procedures")
     assert "opened at line 6" in str(caught.value)
     assert 'write_doc("index", old=..., new=...)' in str(caught.value)
+
+
+def test_a_parsed_index_is_a_frozen_value_equal_to_and_hashed_like_its_twin():
+    text = "# I\n\n## Procedures\n- flatfield: fix shading\n\nignored: old-method\n"
+    parsed = parse_index(text)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parsed.entries = ()  # type: ignore[misc]
+    assert [e.doc_id for e in parsed.entries] == ["flatfield"]
+    twin = parse_index(text)
+    assert parsed == twin
+    assert {parsed: "cached"}[twin] == "cached"
+
+
+def test_a_listed_collection_files_the_docs_under_it_and_only_those(tiers):
+    tiers.put_local(
+        "index",
+        "- data: x\n- flatfield: y\n- stitch-tiles: z\n- design/: the design\n\nignored: old-method\n",
+    )
+    tiers.ship("design/engine", "---\ndescription: how the engine runs\n---\n# Engine\n")
+    tiers.ship("design-notes", "---\ndescription: notes beside the design\n---\n# Notes\n")
+    tiers.ship("lab/nuclei", "---\ndescription: the lab's nuclei protocol\n---\n# Nuclei\n")
+    lines = _tail(_rendered(tiers), NEW_TAIL_TITLE)
+    assert lines[1:] == [
+        "- design-notes: notes beside the design",
+        "- lab/nuclei: the lab's nuclei protocol",
+        "- segment-nuclei: find the nuclei",
+    ]
+
+
+def test_a_prose_line_beginning_with_i_is_not_an_ignored_line():
+    text = "# I\n\nin this lab we keep segment-nuclei close\n- data: x\n\nignored: old-method\n"
+    parsed = parse_index(text)
+    assert parsed.ignored_in_order == ("old-method",)
+    assert parsed.ignored_line_numbers == (5,)
+    assert ignore_id(parsed, "flatfield") == (
+        "# I\n\nin this lab we keep segment-nuclei close\n- data: x\n\nignored: old-method, flatfield\n"
+    )
+
+
+index_lines = st.builds(
+    "".join,
+    st.tuples(
+        st.sampled_from(["", " ", "  ", "\t"]),
+        st.sampled_from(["-", "*", "+", "1.", "#", "", "ignored"]),
+        st.sampled_from([" ", "\t", ""]),
+        st.sampled_from(["flatfield", "my-lab/nuclei", "design/", "Not An Id", "http", "x"]),
+        st.sampled_from([":", ""]),
+        st.sampled_from(["", " fix shading", " (missing)", "://example.org", "more"]),
+        st.sampled_from(["", " ", "\t"]),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(index_lines)
+def test_a_line_has_the_entry_shape_exactly_when_the_loader_files_it_as_an_entry(line):
+    assert is_entry_line(line) == (len(parse_index(line).entries) == 1)
+
+
+def test_entry_shape_of_list_lines_that_are_and_are_not_entries():
+    assert is_entry_line("- flatfield: fix shading")
+    assert is_entry_line("  * my-lab/nuclei: the lab's protocol  ")
+    assert is_entry_line("+ bare:")
+    assert not is_entry_line("- Not An Id: prose")
+    assert not is_entry_line("- no-colon here")
+    assert not is_entry_line("plain: not a list line")
+
+
+def test_filing_keeps_an_ignored_line_last_even_right_under_the_last_entry():
+    text = "# I\n\n## A\n- a: x\nignored: z\n"
+    assert file_entry(parse_index(text), "new", "h") == (
+        "# I\n\n## A\n- a: x\n\n## Unfiled\n- new: h\n\nignored: z\n"
+    )
+    text = "# I\n\n## Unfiled\n- a: x\nignored: z\n"
+    assert file_entry(parse_index(text), "new", "h") == "# I\n\n## Unfiled\n- a: x\n- new: h\nignored: z\n"
