@@ -190,3 +190,107 @@ def test_a_version_number_of_twelve_digits_is_quoted_and_one_of_thirteen_is_not(
     assert str(caught.value) == (
         f"A version is a number such as 12 (shown as v12), from 1 to 999,999,999, not {shown}."
     )
+
+
+@pytest.mark.parametrize(
+    ("doc_id", "problem_and_hint"),
+    [
+        ("flatfield.md", "it ends in '.md'. Ids carry no '.md' in any name: use 'flatfield'."),
+        ("bad name.md", "it has a character outside the id charset."),  # 'bad name' is no id either
+        (
+            "nuclei#Steps",
+            "it has a character outside the id charset. '#' names a section, which only a read takes "
+            '(read_doc("nuclei#Steps")). To change one section, write_doc("nuclei", old=..., new=...) '
+            "replaces exactly the text you quote, wherever it sits.",
+        ),
+        ("bad name#Steps", "it has a character outside the id charset."),  # no doc to read a section of
+        (
+            "flatfield@diff",
+            'it has a character outside the id charset. View suffixes (read_doc("data@diff"), '
+            "read_doc(\"data@history\"), and '@v12' for one version) are for reads only.",
+        ),
+        ("bad name", "it has a character outside the id charset."),
+    ],
+)
+def test_a_refused_id_gets_a_hint_only_when_the_hint_names_a_valid_id(doc_id, problem_and_hint):
+    with pytest.raises(InvalidDocId) as caught:
+        check_doc_id(doc_id)
+    assert str(caught.value) == f"Invalid doc id {doc_id!r}: {problem_and_hint} {ID_RULES}"
+
+
+def test_the_id_charset_takes_collections_and_nothing_outside_it():
+    from biopb_kernel_docs.core.ids import is_id_shaped
+
+    assert [is_id_shaped(text) for text in ("flatfield", "lab/x_1.2", "design/")] == [True] * 3
+    assert [is_id_shaped(text) for text in ("", "bad name", "x#y", "x@diff", "-x", "a//b")] == [False] * 6
+
+
+def test_a_read_splits_into_its_id_view_and_stripped_section():
+    from biopb_kernel_docs.core.ids import Request, parse_request
+
+    assert parse_request("flatfield") == Request("flatfield")
+    assert parse_request("flatfield@diff") == Request("flatfield", "diff")
+    assert parse_request("lab/x@v12") == Request("lab/x", "v12")
+    assert parse_request("nuclei#  Steps/Confirm input ") == Request("nuclei", None, "Steps/Confirm input")
+    assert parse_request("nuclei#") == Request("nuclei", None, "")
+    assert parse_request("nuclei#" + "x" * 300) == Request("nuclei", None, "x" * 300)
+
+
+def test_a_section_of_301_characters_is_refused_naming_the_outline_read():
+    from biopb_kernel_docs.core.ids import parse_request
+
+    with pytest.raises(InvalidDocId) as caught:
+        parse_request("nuclei#" + "x" * 301)
+    assert str(caught.value) == (
+        'The section asked for is 301 characters long; a heading is at most 300. read_doc("nuclei#") '
+        "lists the doc's headings."
+    )
+
+
+@pytest.mark.parametrize("character", ["\x00", "\n", "\r"])
+def test_a_section_holding_a_nul_or_either_line_break_is_refused(character):
+    from biopb_kernel_docs.core.ids import parse_request
+
+    requested = f"nuclei#Ste{character}ps"
+    with pytest.raises(InvalidDocId) as caught:
+        parse_request(requested)
+    assert str(caught.value) == (
+        f"The section asked for in {requested!r} holds a NUL or a line break; a heading is one line. "
+        'read_doc("nuclei#") lists the doc\'s headings.'
+    )
+
+
+def test_a_parsed_read_is_shared_so_no_caller_can_change_it():
+    from dataclasses import FrozenInstanceError
+
+    from biopb_kernel_docs.core.ids import parse_request
+
+    request = parse_request("flatfield#Steps")
+    with pytest.raises(FrozenInstanceError):
+        request.section = "Other"  # type: ignore[misc]
+    assert parse_request("flatfield#Steps").section == "Steps"
+    assert {request} == {parse_request("flatfield#Steps")}
+
+
+def test_the_cache_of_parsed_reads_holds_at_most_4096():
+    from biopb_kernel_docs.core.ids import _parsed, parse_request
+
+    largest = 0
+    for number in range(5000):
+        assert parse_request(f"doc-{number}#Step {number}").section == f"Step {number}"
+        largest = max(largest, len(_parsed))
+    assert largest == 4096
+
+
+def test_split_view_refuses_a_section_saying_only_a_read_takes_one():
+    with pytest.raises(InvalidDocId, match=r"'#' names a section, which only a read takes"):
+        split_view("flatfield#Steps")
+
+
+def test_a_docs_file_is_its_id_with_md_appended():
+    from pathlib import PurePosixPath
+
+    from biopb_kernel_docs.core.ids import relative_doc_path
+
+    assert relative_doc_path("lab/nuclei") == PurePosixPath("lab/nuclei.md")
+    assert relative_doc_path("v1.2_notes") == PurePosixPath("v1.2_notes.md")
