@@ -67,7 +67,8 @@ class Undo:
         numbers = [h.number for h in self.store.versions(doc_id)]
         earlier = [n for n in numbers if n < header.number]
         current = self._now(doc_id)
-        is_current = header.number == numbers[-1] and current is not None and header.after == current.sha256
+        sha = current.sha256 if current is not None else None  # None: the newest version removed it
+        is_current = header.number == numbers[-1] and header.after == sha
         return VersionView(doc_id, header.info(is_current), text, earlier[-1] if earlier else None)
 
     def diff_versions(self, doc_id: str, older: object, newer: object = None) -> VersionDiffView:
