@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +91,10 @@ def _holds_open(pid: int, path: Path) -> bool:
     return False
 
 
+def _bridge_warnings(caplog) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.name == bridge_client.log.name]
+
+
 async def _until(condition, within: float = 20.0) -> None:
     with anyio.fail_after(within):
         while not condition():
@@ -157,11 +163,14 @@ async def test_a_kernel_that_dies_during_a_call_is_noticed_within_seconds_not_at
     )
 
 
-async def test_the_owned_kernel_is_restarted_before_a_write_not_only_a_read(owned, module_tiers):
+async def test_the_owned_kernel_is_restarted_before_a_write_not_only_a_read(owned, module_tiers, caplog):
     assert isinstance(await owned.call("index"), IndexView)
     dead = _pid(owned)
     await _kill(dead)
-    result = await owned.call("write_doc", id="lab/after-restart", body="# After a restart\n")
+    caplog.clear()  # what the call logs, not what came before
+    with caplog.at_level("WARNING", logger=bridge_client.log.name):
+        result = await owned.call("write_doc", id="lab/after-restart", body="# After a restart\n")
+    assert _bridge_warnings(caplog) == ["the bridge's kernel died; starting a new one"]
     assert isinstance(result, WriteResult)
     assert _pid(owned) != dead
     assert module_tiers.local_text("lab/after-restart") == "# After a restart\n"
@@ -189,9 +198,10 @@ async def test_a_write_that_times_out_says_it_may_still_land_and_it_does(module_
         lock = TierLock(str(module_tiers.local / ".lock"), 1.0)  # the kernel's write waits on it
         with lock.held(), pytest.raises(KernelUnavailable) as timed_out:
             await client.call("write_doc", id="lab/late", body="# Late\n")
-        assert str(timed_out.value).startswith("The kernel did not answer write_doc within 2 s")
-        assert str(timed_out.value).endswith(
-            "A write_doc that timed out may still land: read_doc before retrying."
+        assert str(timed_out.value) == (
+            "The kernel did not answer write_doc within 2 s, although it is alive: something in it holds "
+            "the interpreter. Retry shortly. A write_doc that timed out may still land: read_doc before "
+            "retrying."
         )
         await _until(lambda: (module_tiers.local / "lab/late.md").is_file())
     finally:
@@ -321,7 +331,7 @@ async def test_attaching_to_a_kernel_that_no_longer_runs_says_nothing_answers_th
     )
     client = KernelDocsClient(connection_file=str(gone), call_timeout=CALL_TIMEOUT_SECONDS)
     try:
-        with pytest.raises(KernelUnavailable) as unanswered:
+        with pytest.raises(KernelUnavailable) as unanswered, anyio.fail_after(30):  # a bounded wait
             await client.call("index")
         assert str(unanswered.value) == (
             f"No kernel answered at {gone} within 3 s. Is the notebook's kernel running? Run "
@@ -385,3 +395,305 @@ async def test_an_attached_client_that_closes_deletes_the_subshell_it_made_in_th
     finally:
         await client.close()
     await _until(lambda: _subshells_of(connection_file) == before)  # the user's kernel keeps none of ours
+
+
+# -- the kernel's stderr, forwarded ----------------------------------------------------------------
+
+RAW_STDERR_SCRIPT = """
+import os, subprocess, sys, tempfile, threading
+from biopb_kernel_docs.bridge.client import _filtered_stderr
+ours = tempfile.TemporaryFile()
+os.dup2(ours.fileno(), 2)  # this process's stderr is now a file it can read back while it runs
+sys.stderr = open(2, "w", closefd=False)  # over a buffered byte layer, as a host may set it up
+stderr = _filtered_stderr()
+said = "import os; os.write(2, b'caf\\\\xe9 in latin-1\\\\n')"
+subprocess.run([sys.executable, "-c", said], stderr=stderr)
+os.close(stderr)
+for thread in threading.enumerate():
+    if thread.name == "kernel-stderr":
+        thread.join(10)  # the copy ends at the kernel's EOF
+ours.seek(0)
+print(repr(ours.read()), flush=True)  # what reached our stderr before this process exits
+"""
+
+
+def test_the_kernels_stderr_reaches_ours_byte_for_byte_as_it_comes_not_at_exit():
+    done = subprocess.run(
+        [sys.executable, "-c", RAW_STDERR_SCRIPT], capture_output=True, text=True, timeout=50
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == repr(b"caf\xe9 in latin-1\n") + "\n"
+
+
+TEXT_STDERR_SCRIPT = """
+import io, os, subprocess, sys, threading
+from biopb_kernel_docs.bridge.client import _filtered_stderr
+sys.stderr = io.StringIO()  # a text stream with no byte buffer under it
+stderr = _filtered_stderr()
+said = "import sys; sys.stderr.write('a traceback the user must see\\\\n')"
+subprocess.run([sys.executable, "-c", said], stderr=stderr)
+os.close(stderr)
+for thread in threading.enumerate():
+    if thread.name == "kernel-stderr":
+        thread.join(10)
+print(repr(sys.stderr.getvalue()), flush=True)
+"""
+
+
+def test_a_stderr_of_text_only_gets_the_kernels_lines_as_text():
+    done = subprocess.run(
+        [sys.executable, "-c", TEXT_STDERR_SCRIPT], capture_output=True, text=True, timeout=50
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == repr("a traceback the user must see\n") + "\n"
+
+
+def _forwarders() -> set[threading.Thread]:
+    return {thread for thread in threading.enumerate() if thread.name == "kernel-stderr"}
+
+
+async def test_a_closed_client_leaves_no_stderr_forwarder_running(module_tiers):
+    before = _forwarders()
+    client = KernelDocsClient(kernel_args=_store_args(module_tiers), call_timeout=CALL_TIMEOUT_SECONDS)
+    try:
+        assert isinstance(await client.call("index"), IndexView)
+        started = _forwarders() - before
+        assert len(started) == 1
+    finally:
+        await client.close()
+    await _until(lambda: not any(thread.is_alive() for thread in started))
+
+
+# -- starts that fail --------------------------------------------------------------------------------
+
+
+async def test_a_connection_file_that_cannot_be_read_is_reported_at_once_with_the_next_step(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(bridge_client, "START_TIMEOUT_SECONDS", 3.0)  # were it waited on, briefly
+    missing = tmp_path / "kernel-missing.json"
+    garbled = tmp_path / "kernel-garbled.json"
+    garbled.write_text("{not json")
+    for path, err in (
+        (missing, f"[Errno 2] No such file or directory: '{missing}'"),
+        (garbled, "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    ):
+        client = KernelDocsClient(connection_file=str(path), call_timeout=CALL_TIMEOUT_SECONDS)
+        try:
+            with pytest.raises(KernelUnavailable) as unreadable:
+                await client.call("index")
+            assert str(unreadable.value) == (
+                f"Cannot read the kernel connection file {path}: {err}. Run %docs_connect in the "
+                "notebook for the current file and the command that uses it."
+            )
+            assert not client.has_subshells  # it never reached a kernel
+        finally:
+            await client.close()
+
+
+def _kernels_under(runtime: Path) -> list[int]:
+    """Live processes whose command line names ``runtime`` (the kernels' connection files are there)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace")
+            state = (proc / "stat").read_text().split(") ", 1)[1][:1]
+        except OSError:
+            continue
+        if str(runtime) in cmdline and state != "Z":
+            pids.append(int(proc.name))
+    return pids
+
+
+async def test_a_kernel_of_its_own_that_does_not_answer_in_time_is_stopped_and_the_next_call_starts_another(
+    tmp_path, monkeypatch
+):
+    runtime = tmp_path / "runtime"
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(runtime))
+    monkeypatch.setattr(bridge_client, "START_TIMEOUT_SECONDS", 3.0)
+    stalled = tmp_path / "stalled"
+    stalled.touch()
+    stall = f"import os, time; os.path.exists({str(stalled)!r}) and time.sleep(60)"
+    tiers = build_tiers(tmp_path / "store")
+    client = KernelDocsClient(
+        kernel_args=(*_store_args(tiers), f"--IPKernelApp.exec_lines={stall}"),
+        call_timeout=CALL_TIMEOUT_SECONDS,
+    )
+    try:
+        with pytest.raises(KernelUnavailable) as not_started:
+            await client.call("index")
+        assert str(not_started.value) == (
+            "The bridge's kernel did not start within 3 s. Check that ipykernel is installed."
+        )
+        assert _kernels_under(runtime) == []  # the stalled kernel was stopped, not left running
+        stalled.unlink()
+        monkeypatch.setattr(bridge_client, "START_TIMEOUT_SECONDS", 60.0)
+        assert isinstance(await client.call("index"), IndexView)
+        assert len(_kernels_under(runtime)) == 1
+        (connection_file,) = runtime.iterdir()  # `jupyter console --existing` finds it by this name
+        assert re.fullmatch(r"kernel-biopb-docs-[0-9a-f]{12}\.json", connection_file.name)
+    finally:
+        await client.close()
+
+
+async def test_a_kernel_that_exits_at_its_first_start_is_reported_with_its_exit_status_and_started_again(
+    tmp_path, caplog
+):
+    started_once = tmp_path / "started-once"
+    exit_first = (
+        f"import os; p = {str(started_once)!r}; os.path.exists(p) or (open(p, 'w').close(), os._exit(3))"
+    )
+    tiers = build_tiers(tmp_path / "store")
+    client = KernelDocsClient(
+        kernel_args=(*_store_args(tiers), f"--IPKernelApp.exec_lines={exit_first}"),
+        call_timeout=CALL_TIMEOUT_SECONDS,
+    )
+    try:
+        with caplog.at_level("WARNING", logger=bridge_client.log.name):
+            assert isinstance(await client.call("index"), IndexView)
+        assert _bridge_warnings(caplog) == [
+            "The kernel this server started exited before answering (exit status 3; its error is on the "
+            "server's stderr). Check that ipykernel starts: python -m ipykernel --version. "
+            "(attempt 1 of 3); starting another"
+        ]
+    finally:
+        await client.close()
+
+
+REFUSE_SUBSHELLS = """
+kernel = get_ipython().kernel
+def refuse(stream, ident, parent):
+    with open({asked!r}, "a") as asked:
+        asked.write("asked\\n")
+    with open({asked!r}) as asked:
+        first = len(asked.read().split()) == 1
+    content = (
+        {{"status": "ok"}}  # a reply that names no subshell
+        if first
+        else {{"status": "error", "ename": "RuntimeError", "evalue": "no more subshells"}}
+    )
+    kernel.session.send(stream, "create_subshell_reply", content, parent, ident)
+kernel.control_handlers["create_subshell_request"] = refuse
+"""
+
+
+async def test_a_kernel_that_makes_no_subshell_is_asked_three_times_then_served_on_its_main_shell(
+    tmp_path, caplog
+):
+    asked = tmp_path / "asked"
+    refusing = tmp_path / "refuse_subshells.py"
+    refusing.write_text(REFUSE_SUBSHELLS.format(asked=str(asked)))
+    tiers = build_tiers(tmp_path / "store")
+    client = KernelDocsClient(
+        kernel_args=(*_store_args(tiers), f"--IPKernelApp.exec_lines=exec(open({str(refusing)!r}).read())"),
+        call_timeout=CALL_TIMEOUT_SECONDS,
+    )
+    try:
+        with caplog.at_level("WARNING", logger=bridge_client.log.name):
+            assert isinstance(await client.call("index"), IndexView)
+        assert asked.read_text().split() == ["asked"] * 3
+        assert _bridge_warnings(caplog) == [
+            "The kernel did not create a subshell for the docs (no more subshells) during start. The docs "
+            "fall back to requests on the main shell, which wait while a cell runs. Retry; if it persists, "
+            "restart the kernel."
+        ]
+    finally:
+        await client.close()
+
+
+async def test_an_attached_call_that_waits_seconds_on_the_store_is_answered_not_taken_for_a_death(
+    owned, module_tiers
+):
+    # past the first liveness check, the attached kernel is judged by its heartbeat
+    module_tiers.seed()
+    assert isinstance(await owned.call("index"), IndexView)
+    assert owned._manager is not None
+    pid, lock_path = _pid(owned), module_tiers.local / ".lock"
+    client = KernelDocsClient(
+        connection_file=owned._manager.connection_file, call_timeout=CALL_TIMEOUT_SECONDS
+    )
+    outcome: list[object] = []
+
+    async def write() -> None:
+        try:
+            outcome.append(await client.call("write_doc", id="lab/waited", body="# Waited\n"))
+        except Exception as err:
+            outcome.append(err)
+
+    try:
+        assert isinstance(await client.call("index"), IndexView)  # attached, its channel open
+        async with anyio.create_task_group() as tasks:
+            with TierLock(str(lock_path), 1.0).held():
+                tasks.start_soon(write)
+                await _until(lambda: _holds_open(pid, lock_path))  # the write waits in the kernel
+                await anyio.sleep(2.5)  # through two liveness checks
+            await _until(lambda: bool(outcome), within=CALL_TIMEOUT_SECONDS)
+        assert isinstance(outcome[0], WriteResult), outcome[0]
+        assert module_tiers.local_text("lab/waited") == "# Waited\n"
+    finally:
+        await client.close()
+
+
+async def test_a_read_whose_kernel_dies_once_is_answered_by_a_new_kernel(tmp_path):
+    # the first read seeds the local tier under its lock: held here, the first kernel waits on it
+    tiers = build_tiers(tmp_path)
+    tiers.local.mkdir()
+    client = KernelDocsClient(kernel_args=_store_args(tiers), call_timeout=CALL_TIMEOUT_SECONDS)
+    outcome: list[object] = []
+
+    async def read() -> None:
+        try:
+            outcome.append(await client.call("index"))
+        except Exception as err:
+            outcome.append(err)
+
+    lock_path = tiers.local / ".lock"
+    try:
+        async with anyio.create_task_group() as tasks:
+            with TierLock(str(lock_path), 1.0).held():
+                tasks.start_soon(read)
+                await _until(lambda: client._manager is not None)
+                first = _pid(client)
+                await _until(lambda: _holds_open(first, lock_path), within=CALL_TIMEOUT_SECONDS)
+                await _kill(first)
+            await _until(lambda: bool(outcome), within=CALL_TIMEOUT_SECONDS + 30)
+        assert isinstance(outcome[0], IndexView), outcome[0]
+        assert "# Test docs" in outcome[0].text
+        assert _pid(client) != first
+    finally:
+        await client.close()
+
+
+async def test_attaching_puts_nothing_on_the_users_kernel_output_stream(owned):
+    # a notebook or `jupyter console --existing` shows every execute_input on the kernel's iopub
+    from jupyter_client import BlockingKernelClient
+
+    assert isinstance(await owned.call("index"), IndexView)
+    assert owned._manager is not None
+    user = BlockingKernelClient(connection_file=owned._manager.connection_file)
+    user.load_connection_file()
+    user.start_channels(shell=True, iopub=True, stdin=False, hb=False, control=False)
+    client = KernelDocsClient(
+        connection_file=owned._manager.connection_file, call_timeout=CALL_TIMEOUT_SECONDS
+    )
+    try:
+        user.wait_for_ready(timeout=CALL_TIMEOUT_SECONDS)
+        assert isinstance(await client.call("index"), IndexView)  # its first call runs an execute request
+        cell = user.execute("1 + 1")
+        published: list[dict] = []
+        while not (
+            published
+            and published[-1]["msg_type"] == "status"
+            and published[-1]["content"]["execution_state"] == "idle"
+            and published[-1]["parent_header"].get("msg_id") == cell
+        ):
+            published.append(user.get_iopub_msg(timeout=CALL_TIMEOUT_SECONDS))
+        inputs = [
+            message["content"]["code"] for message in published if message["msg_type"] == "execute_input"
+        ]
+        assert inputs == ["1 + 1"]  # the user's cell, and nothing of the bridge's
+    finally:
+        await client.close()
+        user.stop_channels()
