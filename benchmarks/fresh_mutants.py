@@ -335,7 +335,8 @@ def main() -> None:
     parser.add_argument(
         "--after",
         default="",
-        help="seeds of earlier runs (recorded in mutants-drawn/) whose mutants this one leaves out",
+        help="seeds of earlier runs (recorded in mutants-drawn/) whose mutants this one leaves out; "
+        "'all': every recorded seed but this one",
     )
     parser.add_argument(
         "--modules",
@@ -343,6 +344,13 @@ def main() -> None:
         help="draw only from these modules (core/blame.py,core/review.py); --count 0 takes every fresh site",
     )
     parser.add_argument("--only", default="", help="run only these of the drawn mutants: 3,17,42")
+    parser.add_argument(
+        "--family",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="which family of changes to draw from (mutation_sites.py names both; default 1)",
+    )
     args = parser.parse_args()
 
     sites = [
@@ -350,8 +358,14 @@ def main() -> None:
         for folder in args.folders.split(",")
         for module in sorted((ROOT / PACKAGE / folder).glob("*.py"))
         for mutant in mutants_of(module, ROOT)
+        if mutant.family == args.family
     ]
-    earlier = _drawn_before(list(filter(None, args.after.split(","))))
+    after = [seed for seed in args.after.split(",") if seed]
+    if after == ["all"]:
+        after = sorted(record.stem for record in RECORDS.glob("*.txt") if record.stem != str(args.seed))
+    elif str(args.seed) in after:
+        parser.error(f"--after names seed {args.seed} itself, whose record this run writes: leave it out")
+    earlier = _drawn_before(after)
     records = _records(sites)
     fresh = [mutant for mutant in sites if _identity(records[mutant]) not in earlier]
     if args.modules:
@@ -361,7 +375,7 @@ def main() -> None:
     print(
         f"{len(sites)} sites in {args.folders}, {len(fresh)} fresh"
         + (f" in {args.modules}" if args.modules else "")
-        + (f" (leaving out the {len(earlier)} seeds {args.after} drew)" if earlier else "")
+        + (f" (leaving out the {len(earlier)} that {len(after)} earlier seeds drew)" if earlier else "")
         + f"; drew {len(drawn)} with seed {args.seed}",
         flush=True,
     )

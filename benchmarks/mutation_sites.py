@@ -1,14 +1,22 @@
 """Where a module can be mutated: one change a real edit could make, found in its syntax tree.
 
-A comparison turned (``<`` to ``<=``, ``==`` to ``!=``, ``in`` to ``not in``), ``and`` and ``or``
-swapped, a ``not`` dropped, a number off by one, ``True`` and ``False`` swapped, ``+`` and ``-``
-swapped, a call statement removed; docstrings and annotations are left alone. Used by
-fresh_mutants.py.
+The first family: a comparison turned (``<`` to ``<=``, ``==`` to ``!=``, ``in`` to ``not in``),
+``and`` and ``or`` swapped, a ``not`` dropped, a number one up, ``True`` and ``False`` swapped, ``+``
+and ``-`` swapped, a call statement removed.
+
+The second family, for samples drawn after the first was used up by surveys: a value returned
+turned to ``None``, a keyword argument dropped from a call, a number one down, ``min``/``max`` and
+``any``/``all`` swapped, ``break`` and ``continue`` swapped, ``+=`` and ``-=`` swapped, ``//``
+turned to ``/``, a unary minus dropped, a one- or two-character string (a separator, a marker)
+emptied.
+
+Docstrings, annotations and the text inside f-strings are left alone. Used by fresh_mutants.py.
 """
 
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +44,7 @@ class Mutant:
     end: int
     replacement: str
     description: str
+    family: int = 1
 
 
 def _offsets(source: str) -> list[int]:
@@ -98,12 +107,17 @@ def mutants_of(path: Path, root: Path) -> list[Mutant]:
             return None
         return gap_start + match.start(), gap_start + match.end()
 
-    def add(node: ast.AST, start: int, end: int, replacement: str, description: str) -> None:
-        found.append(Mutant(relative, node.lineno, start, end, replacement, description))
+    def add(node: ast.AST, start: int, end: int, replacement: str, description: str, family: int = 1) -> None:
+        found.append(Mutant(relative, node.lineno, start, end, replacement, description, family))
 
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            skipped.update(id(part) for part in node.values if isinstance(part, ast.Constant))
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
+        for start, end, replacement, description in _second_family(node, source, span, token_between):
+            add(node, start, end, replacement, description, family=2)
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
             token, turned = COMPARISONS[type(node.ops[0])]
             where = token_between(node.left, node.comparators[0], token)
@@ -140,6 +154,59 @@ def mutants_of(path: Path, root: Path) -> list[Mutant]:
             call = source[start:end].split("(")[0].strip()
             add(node, start, end, "pass", f"call `{call}(...)` removed")
     return sorted(found, key=lambda mutant: mutant.start)
+
+
+SWAPPED_CALLS = {"min": "max", "max": "min", "any": "all", "all": "any"}
+
+
+def _second_family(node, source, span, token_between):
+    """The second family's changes at ``node``: (start, end, replacement, description)."""
+    if isinstance(node, ast.Return) and node.value is not None:
+        value = node.value
+        if not (isinstance(value, ast.Constant) and value.value is None):
+            start, end = span(value)
+            yield start, end, "None", "value returned -> `None`"
+    elif isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id in SWAPPED_CALLS:
+            start, end = span(node.func)
+            yield (
+                start,
+                end,
+                SWAPPED_CALLS[node.func.id],
+                f"`{node.func.id}` -> `{SWAPPED_CALLS[node.func.id]}`",
+            )
+        arguments = sorted([*node.args, *node.keywords], key=lambda a: (a.lineno, a.col_offset))
+        for before, argument in itertools.pairwise(arguments):
+            if isinstance(argument, ast.keyword) and argument.arg is not None:
+                start, end = span(before)[1], span(argument)[1]
+                yield start, end, "", f"keyword `{argument.arg}=` dropped"
+    elif isinstance(node, (ast.Break, ast.Continue)):
+        start, end = span(node)
+        token, other = ("break", "continue") if isinstance(node, ast.Break) else ("continue", "break")
+        yield start, end, other, f"`{token}` -> `{other}`"
+    elif isinstance(node, ast.AugAssign) and isinstance(node.op, (ast.Add, ast.Sub)):
+        token, other = ("+=", "-=") if isinstance(node.op, ast.Add) else ("-=", "+=")
+        if not _is_text(node.value):
+            where = token_between(node.target, node.value, token)
+            if where:
+                yield *where, other, f"`{token}` -> `{other}`"
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+        where = token_between(node.left, node.right, "//")
+        if where:
+            yield *where, "/", "`//` -> `/`"  # (not `/` -> `//`: a `/` joins paths as often as it divides)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        start = span(node)[0]
+        yield start, start + 1, "", "unary `-` dropped"  # the sign alone: the operand may be in brackets
+    elif isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 1:
+        start, end = span(node)
+        text = source[start:end]
+        if text.isdigit():
+            yield start, end, str(node.value - 1), f"`{text}` -> `{node.value - 1}`"
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and 1 <= len(node.value) <= 2:
+        start, end = span(node)
+        quote = source[start]
+        if quote in "'\"" and source[end - 1] == quote:
+            yield start, end, quote * 2, f"`{source[start:end]}` -> `{quote * 2}`"
 
 
 def apply(source: str, mutant: Mutant) -> str:
