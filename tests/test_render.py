@@ -3,12 +3,15 @@ notices, the notebook's index sections, the config text."""
 
 from __future__ import annotations
 
+import re
+
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.search import search_docs
+from biopb_kernel_docs.core.skills import export_skills
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import ConfigView, Setting
 from biopb_kernel_docs.text.handshake import compose_instructions
-from biopb_kernel_docs.text.notebook import config_markdown, index_markdown
+from biopb_kernel_docs.text.notebook import config_markdown, index_markdown, markdown
 from biopb_kernel_docs.text.render import config_text, index_text, text
 
 TWO_IGNORED_LINES = """\
@@ -259,3 +262,125 @@ def test_the_agents_read_of_the_index_shows_the_ignored_line_as_written(tiers):
     assert "\nignored: old-method\n" in shown
     assert "\nignored: segment-nuclei stitch-tiles\n" in shown
     assert "shipped docs, not listed here" not in shown  # the count is the handshake's alone
+
+
+def test_the_notebook_reads_a_doc_and_a_section_under_their_whole_header_with_headings_bold(tiers):
+    tiers.ship(
+        "guide",
+        "---\ndescription: a guide\nupdated: 2026-03-04\n---\n# Guide\n\nSee [[flatfield]] and [[data]].\n\n"
+        "## Setup ##\nInstall it.\n\n```\n# not a heading [[x]]\n```\n\n### Check\nRun the check.\n",
+    )
+    docs = tiers.docs()
+    body = (
+        "**Setup**\nInstall it.\n\n"
+        "```\n# not a heading [[x]]\n```\n\n"  # code is left as written
+        "**Check**\nRun the check.\n"
+    )
+    assert markdown(docs.read_doc("guide")) == (
+        "*guide · shipped · updated 2026-03-04 · 3 sections: %read_doc 'guide#<heading>' reads one, "
+        "%read_doc guide# lists them*\n\n"
+        "<details><summary>frontmatter</summary>\n\n"
+        "```yaml\ndescription: a guide\nupdated: 2026-03-04\n```\n\n"
+        "</details>\n\n"
+        "**Guide**\n\nSee **flatfield** and **data**.\n\n"
+        f"{body}\n\n"
+        "Linked docs: `%read_doc flatfield` · `%read_doc data`"
+    )
+    assert markdown(docs.read_doc("guide#Setup")) == (
+        "*guide#Setup · shipped · updated 2026-03-04 · § 2 of 3: Guide › Setup · lines 9–17 of 17 · "
+        f"outline: %read_doc guide#*\n\n{body}"
+    )
+
+
+def test_the_notebooks_outline_nests_each_heading_below_the_top_level_or_says_how_to_read_it_whole(tiers):
+    tiers.ship("guide", "## Setup\nInstall it.\n\n### Check\nRun the check.\n\n## Use\nCall it.\n")
+    tiers.ship("plain", "No headings here, just text.\n")
+    docs = tiers.docs()
+    assert markdown(docs.read_doc("guide#")) == (
+        "**guide**: outline of `guide`, 8 lines, 3 sections\n\n"
+        "- Setup (6 lines) `%read_doc guide#Setup`\n"
+        "  - Check (3 lines) `%read_doc guide#Check`\n"
+        "- Use (2 lines) `%read_doc guide#Use`"
+    )
+    assert markdown(docs.read_doc("plain#")) == (
+        "**plain**: outline of `plain`, 1 lines, 0 sections\n\nNo headings: `%read_doc plain` reads it whole."
+    )
+
+
+def test_the_notebooks_collection_shows_its_hook_only_when_listed_with_one_else_how_to_list_it(tiers):
+    tiers.put_local("index", "# Lab docs\n\n## Lab\n- lab/:\n- notes/: the lab's notes\n")
+    tiers.put_local("lab/plates", "---\ndescription: how plates are labelled\n---\n# Plates\n")
+    tiers.put_local("notes/a", "---\ndescription: a note\n---\n# A\n")
+    tiers.put_local("loose/b", "---\ndescription: a loose note\n---\n# B\n")
+    tiers.put_local("stitch-tiles/grid", "---\ndescription: a grid\n---\n# Grid\n")
+    docs = tiers.docs()
+    assert markdown(docs.read_doc("notes/")) == (
+        "**Collection `notes/`**: 1 docs · the lab's notes\n\n- **notes/a**: a note"
+    )
+    assert markdown(docs.read_doc("lab/")) == (  # listed with no hook: no dangling separator
+        "**Collection `lab/`**: 1 docs\n\n- **lab/plates**: how plates are labelled"
+    )
+    assert markdown(docs.read_doc("loose/")) == (
+        "**Collection `loose/`**: 1 docs\n\n"
+        "Not in the index: a `- loose/: ...` line (`%%write_doc index --replace`) lists these docs as one "
+        "entry.\n\n"
+        "- **loose/b**: a loose note"
+    )
+
+
+def test_the_notebooks_history_lists_the_versions_under_the_header_or_says_why_there_are_none(tiers):
+    docs = tiers.docs()
+    docs.write_doc("lab/plates", body="# Plates\n\nLabel each plate.\n")
+    docs.write_doc("lab/plates", body="# Plates\n\nLabel every plate.\n")
+    shown = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "<when>", markdown(docs.read_doc("lab/plates@history")))
+    assert shown == (
+        "*lab/plates@history · 2 versions kept, newest first · at most 100 versions and 2 MiB per doc are "
+        "kept, the oldest dropped first*\n\n"
+        "- v2 · <when> · Python API · +1 −1 lines · current\n"
+        "- v1 · <when> · Python API · +3 −0 lines\n\n"
+        "%read_doc lab/plates@v1 reads a version; %restore_doc lab/plates 1 writes its text back as a new "
+        "version."
+    )
+    assert markdown(docs.read_doc("data@history")) == (
+        "[data@history · 0 versions kept, newest first · at most 100 versions and 2 MiB per doc are kept, "
+        "the oldest dropped first]\n\n"
+        "No versions yet: 'data' has not been written through the store since its history began. Each write "
+        "keeps the text it replaced from then on.\n"
+    )
+    unkept = Docs(Store(tiers.shipped, tiers.local, "1.0", history=None))
+    assert markdown(unkept.read_doc("data@history")) == (
+        "[data@history · no history is kept here: DocStore.history_max_versions is 0]\n"
+    )
+
+
+def test_the_notebook_shows_a_version_and_a_diff_of_two_under_their_whole_header(tiers):
+    docs = tiers.docs()
+    docs.write_doc("lab/plates", body="# Plates\n\nLabel each plate.\n")
+    docs.write_doc("lab/plates", body="# Plates\n\nLabel every plate.\n")
+    shown = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "<when>", markdown(docs.read_doc("lab/plates@v1")))
+    assert shown == (
+        "*lab/plates@v1 · <when> · by Python API · +3 −0 lines · not the current text: "
+        "%restore_doc lab/plates 1 puts it back*\n\n"
+        "```markdown\n# Plates\n\nLabel each plate.\n```"
+    )
+    assert markdown(docs.diff_versions("lab/plates", 1, 2)) == (
+        "*lab/plates · v1 against v2*\n\n"
+        "```diff\n--- a/lab/plates.md (v1)\n+++ b/lab/plates.md (v2)\n@@ -1,3 +1,3 @@\n # Plates\n \n"
+        "-Label each plate.\n+Label every plate.\n```"
+    )
+    assert markdown(docs.diff_versions("lab/plates", 2)) == (
+        "*lab/plates · v2 against the current text*\n\nNo differences.\n"
+    )
+
+
+def test_the_notebooks_skills_export_reads_as_its_summary_a_line_a_skill_then_each_note(tiers):
+    tiers.ship("flatfield", "---\ndescription: fix shading\n---\n# Flatfield\n\nStep one. See [[data]].\n")
+    out = tiers.local.parent / "skills"
+    assert markdown(export_skills(tiers.docs(), str(out), check=True)) == (
+        "**Nothing was written (--check). Exporting the docs the index lists under ## Procedures to "
+        f"{out} would create 2.**\n\n"
+        "- create flatfield\n- create stitch-tiles\n\n"
+        "Links to docs that are not skills stay [[id]] (an agent with this store's MCP server reads them "
+        "with read_doc); --all exports them too:\n- data\n\n"
+        f"The export's own record of what it wrote:\n- {out}/.biopb-kernel-docs-export.json"
+    )
