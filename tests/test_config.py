@@ -1,13 +1,18 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from traitlets.config import Config
 
+import biopb_kernel_docs
 from biopb_kernel_docs import __version__
 from biopb_kernel_docs.core.errors import StoreUnavailable
 from biopb_kernel_docs.surfaces.config import DocStore
@@ -188,3 +193,99 @@ def test_the_users_config_file_wins_over_a_system_wide_one(tmp_path, monkeypatch
     assert resolved.shipped_version == "9.9"  # what the user's file leaves unset comes from below
     source = {s.name: s.source for s in resolved.view.settings}
     assert source["docs_local_dir"] == str(user)
+
+
+def test_the_deprecated_alias_warns_once_whether_the_shared_file_or_the_process_sets_it(tmp_path, caplog):
+    def deprecations() -> int:
+        return sum("skills_local_dir is deprecated" in r.getMessage() for r in caplog.records)
+
+    _shared_file(
+        Path(os.environ["HOME"]), json.dumps({"DocStore": {"skills_local_dir": str(tmp_path / "old")}})
+    )
+    with caplog.at_level(logging.WARNING):
+        assert _store().resolve().local_dir == tmp_path / "old"
+    assert deprecations() == 1
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert _store(skills_local_dir=str(tmp_path / "mine")).resolve().local_dir == tmp_path / "mine"
+    assert deprecations() == 1
+
+
+def test_a_null_or_unknown_key_in_the_shared_file_leaves_every_setting_at_its_default(tmp_path):
+    home = Path(os.environ["HOME"])
+    _shared_file(
+        home,
+        json.dumps(
+            {
+                "DocStore": {
+                    "docs_local_dir": None,
+                    "shipped_version": None,
+                    "history_max_bytes": None,
+                    "colour": "red",
+                }
+            }
+        ),
+    )
+    resolved = resolve({}, "the command line")
+    assert resolved.local_dir == home / ".config" / "biopb" / "docs"
+    assert resolved.shipped_version == __version__
+    assert resolved.history.max_bytes == 2 * 1024 * 1024
+    assert {s.name: s.source for s in resolved.view.settings} == {
+        "docs_local_dir": "default",
+        "shipped_dir": "default",
+        "shipped_version": "default",
+        "history_max_versions": "default",
+        "history_max_bytes": "default",
+    }
+
+
+def test_a_resolution_shared_by_a_processs_callers_cannot_be_changed_by_one_of_them(tmp_path):
+    resolved = _store(docs_local_dir=str(tmp_path / "lab")).resolve()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        resolved.local_dir = tmp_path / "elsewhere"
+    assert resolved.local_dir == tmp_path / "lab"
+
+
+def _default_shipped_dir_of_a_copy(package_parent: Path) -> Path:
+    """``default_shipped_dir()`` as a copy of the package placed under ``package_parent`` finds it."""
+    shutil.copytree(
+        Path(biopb_kernel_docs.__file__).parent,
+        package_parent / "biopb_kernel_docs",
+        ignore=shutil.ignore_patterns("__pycache__", "labextension", "seed"),
+        dirs_exist_ok=True,
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from biopb_kernel_docs.surfaces.settings import default_shipped_dir as d; print(d())",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=package_parent,
+        env={**os.environ, "PYTHONPATH": str(package_parent)},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return Path(done.stdout.strip())
+
+
+def test_the_shipped_tier_is_the_seed_inside_the_package_else_the_source_checkouts(tmp_path):
+    tmp_path = tmp_path.resolve()  # the package finds itself through resolved paths
+    # installed from the wheel (the seed is carried inside the package)
+    installed = tmp_path / "site-packages"
+    (installed / "biopb_kernel_docs" / "seed").mkdir(parents=True)
+    assert _default_shipped_dir_of_a_copy(installed) == installed / "biopb_kernel_docs" / "seed"
+
+    # installed (pip install --target) into a project that has a pyproject.toml and a seed/ of its own
+    project = tmp_path / "project"
+    (project / "biopb_kernel_docs" / "seed").mkdir(parents=True)
+    (project / "seed").mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'analysis'\n")
+    assert _default_shipped_dir_of_a_copy(project) == project / "biopb_kernel_docs" / "seed"
+
+    # a source checkout: the package holds no seed, the checkout's seed/ is the shipped tier
+    checkout = tmp_path / "checkout"
+    (checkout / "seed").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text("[project]\nname = 'biopb-kernel-docs'\n")
+    assert _default_shipped_dir_of_a_copy(checkout) == checkout / "seed"
