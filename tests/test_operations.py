@@ -8,7 +8,7 @@ import json
 import pytest
 
 from biopb_kernel_docs.core import values
-from biopb_kernel_docs.core.errors import InvalidArguments, StoreUnavailable
+from biopb_kernel_docs.core.errors import InternalError, InvalidArguments, StoreUnavailable
 from biopb_kernel_docs.core.review import ReviewedDocs
 from biopb_kernel_docs.core.values import VALUE_TYPES, FileChange, from_json, to_json
 from biopb_kernel_docs.surfaces import operations
@@ -107,6 +107,15 @@ def test_a_value_from_a_peer_one_release_older_takes_the_defaults_of_its_new_fie
     data = to_json(change)
     del data["version"]  # a field the older peer does not know
     assert from_json(data) == dataclasses.replace(change, version=None)
+
+
+def test_a_value_without_a_field_it_cannot_do_without_is_refused_naming_the_field():
+    data = to_json(FileChange("mine", None, "# Mine\n", None, "ab" * 32, "local"))
+    del data["after"], data["id"]
+    with pytest.raises(InternalError) as caught:
+        from_json(data)
+    assert str(caught.value).startswith("A FileChange arrived without its id, after: the two sides of the")
+    assert "Install one release of biopb-kernel-docs on both sides" in str(caught.value)
 
 
 def test_a_refused_argument_name_is_quoted_whole_up_to_40_characters_and_cut_after():

@@ -14,6 +14,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .errors import InternalError
 from .history_values import Author, HistoryView, VersionDiffView, VersionInfo, VersionView
 from .ids import relative_doc_path
 from .skill_values import ExportedSkill, ImportedSkill, SkillExport, SkillImport, SkillNote
@@ -404,6 +405,14 @@ def from_json(data: Any) -> Any:
     """The value ``to_json`` made; a dict without a known ``"type"`` stays a dict."""
     if isinstance(data, dict) and data.get("type") in VALUE_TYPES:
         cls = VALUE_TYPES[data["type"]]
+        missing = [f.name for f in dataclasses.fields(cls) if f.name not in data and not _has_default(f)]
+        if missing:
+            raise InternalError(
+                f"A {data['type']} arrived without its {', '.join(missing)}: the two sides of the "
+                "kernel bridge disagree on the fields of one value. Install one release of "
+                "biopb-kernel-docs on both sides and restart the kernel; if they already are one "
+                "release, this is a bug: please report it."
+            )
         hints = typing.get_type_hints(cls)
         return cls(
             **{
