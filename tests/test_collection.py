@@ -154,3 +154,39 @@ def test_an_unknown_collection_never_suggests_a_flat_doc_or_a_banked_folder(tier
         docs.read_doc("archive/")
     assert "Did you mean" not in str(banked.value)
     assert "_archive" not in str(banked.value)
+
+
+def test_an_unreadable_doc_stays_in_its_collection_saying_why(tiers):
+    tiers.put_local("index", "# Lab docs\n\n## Lab\n- lab/: the lab's notes\n- lab/listed: its index hook\n")
+    tiers.put_local("lab/broken", b"# Broken\n\xff\xfe\n")  # local only: shadows nothing
+    tiers.put_local("lab/listed", b"# Listed\n\xff\n")
+    tiers.ship("lab/old", "# Old\n").write_bytes(b"# Old\n\xfe\n")  # shipped only
+    tiers.put_local("lab/ok", "# OK\n\nReads fine.\n")
+    view = tiers.docs().read_doc("lab/")
+    assert [(i.id, i.tier, i.shadows_shipped) for i in view.items] == [
+        ("lab/broken", "local", False),
+        ("lab/listed", "local", False),
+        ("lab/ok", "local", False),
+        ("lab/old", "shipped", False),
+    ]
+    hooks = {i.id: i.hook for i in view.items}
+    assert hooks["lab/listed"] == "its index hook"  # the index's own words, read or not
+    assert hooks["lab/ok"] == "Reads fine."
+    for doc_id in ("lab/broken", "lab/old"):
+        assert hooks[doc_id].startswith("(cannot be read: ")
+        assert "is not valid UTF-8 (byte 0x" in hooks[doc_id]
+        assert f"so doc {doc_id!r} cannot be read or edited" in hooks[doc_id]
+    shown = text(view)
+    assert shown.startswith("[lab/ · collection · 4 docs · listed under ## Lab]\n\n")
+    assert "- lab/broken: (cannot be read: " in shown
+
+
+def test_an_unknown_collection_suggests_at_most_three_nearest(tiers):
+    for name in ("lab1", "lab2", "lab3", "lab4", "lab5"):
+        tiers.ship(f"{name}/notes", "# Notes\n\nNotes.\n")
+    with pytest.raises(DocNotFound) as unknown:
+        tiers.docs().read_doc("lab/")
+    assert str(unknown.value) == (
+        "No collection 'lab/': the index has no '- lab/:' line and no doc's id starts with 'lab/'. "
+        "Did you mean 'lab5/' or 'lab4/' or 'lab3/'? read_doc(\"index\") lists the docs and collections."
+    )  # five as near as each other: three are named

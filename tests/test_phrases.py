@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from biopb_kernel_docs.core.phrases import Surface, read, render
+from biopb_kernel_docs.core.phrases import Surface, argument, read, render, search
 
 
 def test_a_panel_phrase_that_opens_a_sentence_starts_with_a_capital():
@@ -25,3 +25,52 @@ def test_calls_are_spelled_as_they_run_whatever_the_sentence():
     template = f"Nothing was written. {read('index')} shows the current text."
     assert render(template, Surface.AGENT) == 'Nothing was written. read_doc("index") shows the current text.'
     assert render(template, Surface.NOTEBOOK).startswith("Nothing was written. %read_doc index shows")
+
+
+def test_each_surface_spells_the_next_step_its_own_way():
+    calls = [
+        read("index"),
+        read("flatfield"),
+        read("flatfield#"),
+        read("flatfield#Step one"),
+        search("naïve Zellkern"),
+        argument("if_match"),
+        argument("body"),
+    ]
+    spelled = {surface: [render(f"see {call}", surface) for call in calls] for surface in Surface}
+    assert spelled[Surface.AGENT] == [
+        'see read_doc("index")',
+        'see read_doc("flatfield")',
+        'see read_doc("flatfield#")',
+        'see read_doc("flatfield#Step one")',
+        'see search_docs("naïve Zellkern")',  # as typed: an agent copies it back
+        "see if_match",
+        "see body",
+    ]
+    assert spelled[Surface.NOTEBOOK] == [
+        "see %read_doc index",
+        "see %read_doc flatfield",
+        "see %read_doc flatfield#",
+        "see %read_doc 'flatfield#Step one'",
+        "see %search_docs naïve Zellkern",
+        "see --if-match",
+        "see the cell",
+    ]
+    assert spelled[Surface.CLI] == [
+        "see biopb-kernel-docs index",
+        "see biopb-kernel-docs read flatfield",
+        "see biopb-kernel-docs read flatfield#",
+        "see biopb-kernel-docs read 'flatfield#Step one'",
+        "see biopb-kernel-docs search 'naïve Zellkern'",
+        "see --if-match",
+        "see --body-file",
+    ]
+    assert spelled[Surface.PANEL] == [
+        "see the Kernel Docs panel's index",
+        "see opening flatfield in the Kernel Docs panel",
+        "see the outline of flatfield in the Kernel Docs panel",
+        "see opening flatfield at its section 'Step one' in the Kernel Docs panel",
+        "see searching for 'naïve Zellkern' in the Kernel Docs panel",
+        "see if_match",
+        "see the text",
+    ]
