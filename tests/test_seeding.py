@@ -43,3 +43,13 @@ def test_a_reseeded_index_puts_its_note_first_under_unfiled_above_the_docs_filed
     assert note[1:] == ["- notes: The lab's own notes.", "", "ignored: old-method", ""]
     assert text.startswith("# Test docs\n\n## References\n- data: how arrays are laid out\n\n## Procedures\n")
     assert "stitch-tiles: assemble a grid of tiles\n\n## Unfiled\nindex.md was missing" in text
+
+
+def test_with_no_shipped_index_a_first_read_serves_the_empty_index_and_creates_nothing(tiers):
+    (tiers.shipped / "index.md").unlink()
+    view = tiers.docs().index()
+    assert view.text == "# Docs\n"
+    assert view.tier == "local"
+    assert view.notices == ()
+    assert view.path == str(tiers.local / "index.md")
+    assert not tiers.local.exists()
