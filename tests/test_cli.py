@@ -202,6 +202,21 @@ def test_version_and_every_verbs_help_with_an_example():
         assert f"examples:\n  biopb-kernel-docs {verb}" in done.stdout, verb
 
 
+def test_every_option_of_a_verbs_help_says_what_it_is():
+    help_text = _run("write", "--help").stdout
+    for option in (
+        "--body-file FILE      The whole new text of the doc. ('-': stdin)",
+        "--body TEXT           the same, given inline",
+        "--new TEXT            the same, given inline",
+        "--if-match SHA        The sha256 of the text this write is based on",
+        "--docs-local-dir DIR  the local tier, your docs and index.md (default:",
+        "--shipped-dir DIR     the shipped tier, read-only (default: the seed inside",
+    ):
+        assert option in help_text, option
+    assert "--shipped-version VERSION" in help_text
+    assert "the version the shipped tier is taken as" in " ".join(help_text.split())
+
+
 def test_a_lone_surrogate_or_undecodable_stdin_is_a_clear_refusal_not_a_traceback(tiers):
     bad_id = subprocess.run(
         [sys.executable, "-m", "biopb_kernel_docs", "read", "caf\udcff", *_tier_args(tiers)],

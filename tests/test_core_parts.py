@@ -7,6 +7,8 @@ import pytest
 
 from biopb_kernel_docs.core import errors
 from biopb_kernel_docs.core.errors import EditRefused, LimitExceeded, from_kind
+from biopb_kernel_docs.core.ids import INDEX_ID
+from biopb_kernel_docs.core.phrases import Surface, read
 
 # --- errors: the HTTP status each refusal has on the REST surface --------------------------------
 
@@ -36,6 +38,17 @@ def test_each_refusal_has_its_http_status():
         "BridgeMismatch": 503,
         "InternalError": 500,
     }
+
+
+def test_a_refusal_reads_in_the_words_of_each_surface_and_as_the_agents_by_default():
+    refusal = errors.DocNotFound(f"No doc 'x'. {read(INDEX_ID)} lists the docs.")
+    assert {surface: refusal.text_for(surface) for surface in Surface} == {
+        Surface.AGENT: "No doc 'x'. read_doc(\"index\") lists the docs.",
+        Surface.NOTEBOOK: "No doc 'x'. %read_doc index lists the docs.",
+        Surface.CLI: "No doc 'x'. biopb-kernel-docs index lists the docs.",
+        Surface.PANEL: "No doc 'x'. The Kernel Docs panel's index lists the docs.",
+    }
+    assert str(refusal) == refusal.text_for(Surface.AGENT)
 
 
 def test_a_refusal_of_a_kind_this_side_does_not_know_keeps_its_text_as_a_bad_request():

@@ -114,6 +114,18 @@ def test_each_hunk_names_the_version_that_made_it(tiers):
     assert item.actions == ("looks_good", "revert")
 
 
+def test_each_hunk_of_a_doc_with_crlf_line_ends_names_the_version_that_made_it(tiers):
+    user, agent = _docs(tiers, USER), _docs(tiers, AGENT)
+    user.write_doc("notes", body=BODY)
+    (tiers.local / "notes.md").write_bytes(BODY.replace("\n", "\r\n").encode())  # saved by a Windows editor
+    user.mark_reviewed("notes", _item(user, "notes").sha256)
+    agent.write_doc("notes", old="beta\n", new="beta, by the agent\n")
+    item = _item(user, "notes")
+    assert (tiers.local / "notes.md").read_bytes().count(b"\r\n") == BODY.count("\n")
+    assert [hunk.versions for hunk in item.hunks] == [(3,)]
+    assert [(v.number, v.author) for v in item.changes] == [(3, AGENT)]
+
+
 def test_a_deletion_is_attributed_to_the_version_that_deleted(tiers):
     docs = _docs(tiers, USER)
     docs.write_doc("notes", body=BODY)

@@ -13,7 +13,7 @@ from biopb_kernel_docs.core.history import HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
-from biopb_kernel_docs.core.version_file import Entry, State, encode, load, parse
+from biopb_kernel_docs.core.version_file import Entry, State, encode, load, number_of, parse
 
 AGENT = Author("mcp", name="claude-code", version="2.1")
 
@@ -130,3 +130,20 @@ def test_a_header_whose_landed_field_is_not_0_or_1_is_not_ours(landed):
     assert parse(entry, data, whole=True) == (header, b"# Notes\n")
     odd = data.replace(b'{"landed":1,', b'{"landed":' + landed + b",", 1)
     assert parse(entry._replace(size=len(odd)), odd, whole=True) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "number"),
+    [
+        ("00000001", (1, False)),
+        ("00000012.pending", (12, True)),
+        ("123456789", (123456789, False)),
+        ("0000001", None),  # seven digits: never a name a version file is given
+        ("0000001.pending", None),
+        ("0000000a", None),
+        ("notes.txt", None),
+        (".tmp-00000001", None),
+    ],
+)
+def test_only_names_of_eight_digits_or_more_are_version_files(name, number):
+    assert number_of(name) == number

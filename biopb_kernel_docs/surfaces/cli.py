@@ -27,7 +27,11 @@ from .settings import TRAITS, resolve
 
 PROGRAM = "biopb-kernel-docs"
 CLI_AUTHOR = Author("cli")
-STORE_OPTIONS = {"docs_local_dir": "DIR", "shipped_dir": "DIR", "shipped_version": "VERSION"}
+STORE_OPTIONS = {  # name: (metavar, help)
+    "docs_local_dir": ("DIR", "the local tier, your docs and index.md (default: ~/.config/biopb/docs)"),
+    "shipped_dir": ("DIR", "the shipped tier, read-only (default: the seed inside the package)"),
+    "shipped_version": ("VERSION", "the version the shipped tier is taken as (default: the package's)"),
+}
 _TRAITLETS_FORM = re.compile(r"--DocStore\.([A-Za-z_]+)=(.*)", re.S)
 EXAMPLES = {
     "read": [
@@ -96,8 +100,9 @@ def _add_store_options(parser: argparse.ArgumentParser) -> None:
         "Unset ones come from the shared config file (biopb-kernel-docs config shows it), then the "
         "built-in defaults. The traitlets form --DocStore.docs_local_dir=DIR works too.",
     )
-    for name, metavar in STORE_OPTIONS.items():
-        group.add_argument(f"--{name.replace('_', '-')}", dest=name, metavar=metavar, default=None)
+    for name, (metavar, meaning) in STORE_OPTIONS.items():
+        option = f"--{name.replace('_', '-')}"
+        group.add_argument(option, dest=name, metavar=metavar, default=None, help=meaning)
 
 
 # A verb whose operations are sub-verbs ("skills export", "skills import"): what it groups.
