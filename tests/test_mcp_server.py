@@ -322,6 +322,23 @@ async def test_the_doc_template_reads_any_doc_as_read_doc_does_in_the_handshake_
             await session.read_resource("docs://flatfeld")
 
 
+async def test_with_ignored_as_count_no_read_of_the_index_shows_an_ignored_id(home, tiers):
+    index = "# Docs\n\n## Procedures\n- flatfield: correct uneven illumination\n\nignored: data old-method\n"
+    tiers.put_local("index", index)
+    async with Client(own_kernel(home, tiers, "--ignored-as-count")) as client:
+        reads = {
+            "tool": text_of(await client.call_tool("read_doc", {"id": "index"})),
+            "index resource": (await client.read_resource(INDEX_URI)).contents[0].text,
+            "doc resource": (await client.read_resource("docs://index")).contents[0].text,
+            "the template": (await client.read_resource("docs://%69ndex")).contents[0].text,  # 'index'
+        }
+    for how, text in reads.items():
+        assert "ignored: 2 shipped docs, not listed here" in text, how
+        assert "ignored: data" not in text, how
+        assert "old-method" not in text, how
+        assert "- flatfield: correct uneven illumination" in text, how
+
+
 async def test_the_doc_template_is_served_in_the_2026_era_too(home, tiers):
     async with Client(own_kernel(home, tiers)) as client:
         assert client.protocol_version == "2026-07-28"
