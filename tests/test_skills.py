@@ -1034,6 +1034,12 @@ def test_a_parsed_skill_is_a_frozen_value():
             "import again.",
         ),
         (
+            '---\nname: stains\ndescription: "Stain nuclei, then count\n---\n# Stains\n',
+            "SKILL.md's frontmatter is not valid YAML (found unexpected end of stream, at line 3, "
+            "column 39). Put a value that holds ': ' or ' #' in quotes (description: \"...\"), then "
+            "import again.",
+        ),
+        (
             "---\ndescription: Stain nuclei.\n---\n# Stains\n",
             "SKILL.md has no name: field; add one equal to the folder's name.",
         ),
@@ -1048,7 +1054,7 @@ def test_a_parsed_skill_is_a_frozen_value():
             "with '-' nor holding '--', and equal to its folder's name.",
         ),
     ],
-    ids=["empty-frontmatter", "invalid-yaml", "no-name", "blank-name", "name-of-65"],
+    ids=["empty-frontmatter", "invalid-yaml", "unclosed-quote", "no-name", "blank-name", "name-of-65"],
 )
 def test_a_skill_breaking_a_frontmatter_rule_is_refused_saying_what_to_fix(tiers, out, text, reason):
     folder = "s" * 65 if "s" * 65 in text else "stains"
