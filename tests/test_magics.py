@@ -156,6 +156,22 @@ def test_if_match_without_a_sha_is_a_usage_error_not_a_crash(kernel, module_tier
     assert not (module_tiers.local / "lab" / "guarded.md").exists()
 
 
+def test_a_write_with_if_match_lands_when_the_sha_is_current_and_is_refused_when_stale(kernel, module_tiers):
+    module_tiers.put_local("lab/guarded", "# Guarded\n")
+    for place in ("after", "before"):
+        current = module_tiers.docs().read_doc("lab/guarded").sha256
+        guard = f"--if-match {current}"
+        line = f"lab/guarded {guard}" if place == "after" else f"{guard} lab/guarded"
+        text = f"# Guarded\n\n--if-match {place} the id.\n"
+        result = kernel.run(f"%%write_doc {line}\n{text}")
+        assert result.error is None, (place, result.error)
+        assert module_tiers.local_text("lab/guarded") == text
+    stale = kernel.run(f"%%write_doc lab/guarded --if-match {'0' * 64}\n# Lost\n")
+    assert stale.error["ename"] == "UsageError", stale.error
+    assert "Nothing was written" in stale.error["evalue"]
+    assert module_tiers.local_text("lab/guarded") == "# Guarded\n\n--if-match before the id.\n"
+
+
 def test_an_option_without_its_value_is_a_usage_error_not_a_crash(kernel):
     for code, option in (
         ("%diff_versions flatfield 1 --newer", "--newer"),
