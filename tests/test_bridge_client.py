@@ -245,8 +245,10 @@ async def test_a_kernel_of_its_own_gives_the_client_a_subshell_at_the_first_requ
         await client.close()
 
 
-async def test_a_read_whose_kernel_dies_twice_fails_with_kernel_died_after_one_retry(tmp_path):
-    # the first read seeds the local tier under its lock: held here, each kernel waits on it
+def _reader_behind_the_lock(tmp_path: Path):
+    """A client whose first read seeds the local tier under its lock: while the test holds the lock,
+    each kernel the read starts waits on it. Returns the client, the read (its outcome, value or
+    error, lands in the list) and the lock's path."""
     tiers = build_tiers(tmp_path)
     tiers.local.mkdir()
     client = KernelDocsClient(kernel_args=_store_args(tiers), call_timeout=CALL_TIMEOUT_SECONDS)
@@ -258,7 +260,11 @@ async def test_a_read_whose_kernel_dies_twice_fails_with_kernel_died_after_one_r
         except Exception as err:
             outcome.append(err)
 
-    lock_path = tiers.local / ".lock"
+    return client, read, outcome, tiers.local / ".lock"
+
+
+async def test_a_read_whose_kernel_dies_twice_fails_with_kernel_died_after_one_retry(tmp_path):
+    client, read, outcome, lock_path = _reader_behind_the_lock(tmp_path)
     try:
         with TierLock(str(lock_path), 1.0).held():
             async with anyio.create_task_group() as tasks:
@@ -637,19 +643,7 @@ async def test_an_attached_call_that_waits_seconds_on_the_store_is_answered_not_
 
 
 async def test_a_read_whose_kernel_dies_once_is_answered_by_a_new_kernel(tmp_path):
-    # the first read seeds the local tier under its lock: held here, the first kernel waits on it
-    tiers = build_tiers(tmp_path)
-    tiers.local.mkdir()
-    client = KernelDocsClient(kernel_args=_store_args(tiers), call_timeout=CALL_TIMEOUT_SECONDS)
-    outcome: list[object] = []
-
-    async def read() -> None:
-        try:
-            outcome.append(await client.call("index"))
-        except Exception as err:
-            outcome.append(err)
-
-    lock_path = tiers.local / ".lock"
+    client, read, outcome, lock_path = _reader_behind_the_lock(tmp_path)
     try:
         async with anyio.create_task_group() as tasks:
             with TierLock(str(lock_path), 1.0).held():
