@@ -805,13 +805,20 @@ def test_drop_removes_a_local_copy_equal_to_shipped_and_the_history_keeps_it(tie
     assert "Step one, mine." in tiers.local_text("flatfield")
 
 
-def test_a_copy_made_after_a_drop_and_a_new_release_keeps_the_new_shipped_text_as_the_next_version(tiers):
-    docs = _docs(tiers, author=USER)
+def _drop_the_copy_then_release(docs, tiers) -> str:
+    """A local copy of flatfield made and dropped (v4 reads the shipped text again), then a release
+    that changes the shipped text; returns that text."""
     docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
     docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
-    docs.drop_local_copy("flatfield")  # v4: the id reads the shipped text again
+    docs.drop_local_copy("flatfield")
     released = (tiers.shipped / "flatfield.md").read_text() + "\nA release added this.\n"
     tiers.ship("flatfield", released)
+    return released
+
+
+def test_a_copy_made_after_a_drop_and_a_new_release_keeps_the_new_shipped_text_as_the_next_version(tiers):
+    docs = _docs(tiers, author=USER)
+    released = _drop_the_copy_then_release(docs, tiers)
     docs.write_doc("flatfield", old="Step one.", new="Step one, again.")
     versions = list(reversed(docs.read_doc("flatfield@history").versions))
     assert [(v.number, v.author.surface) for v in versions] == [
@@ -1155,11 +1162,7 @@ def test_a_dead_writer_s_file_at_the_number_a_write_takes_is_written_over(tiers)
     that first keeps the shipped text (v5, a new release) takes the number after that too, where a
     writer that died may have left a file cut short: it is written over, not a refused write."""
     docs = _docs(tiers, author=USER)
-    docs.write_doc("flatfield", old="Step one.", new="Step one, mine.")
-    docs.write_doc("flatfield", old="Step one, mine.", new="Step one.")
-    docs.drop_local_copy("flatfield")  # v4: the id reads the shipped text again
-    released = (tiers.shipped / "flatfield.md").read_text() + "\nA release added this.\n"
-    tiers.ship("flatfield", released)
+    released = _drop_the_copy_then_release(docs, tiers)
     folder = tiers.local / ".history" / "flatfield@"
     (folder / "00000006").write_bytes(b'{"landed":0,"format":2,"n":6,"time":1')
     docs.write_doc("flatfield", old="Step one.", new="Step one, again.")

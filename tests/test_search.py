@@ -219,8 +219,8 @@ def test_a_catastrophic_pattern_returns_promptly(tiers, store):
     assert result.matching_lines == 0
 
 
-def test_repeated_searches_do_not_read_unchanged_files_again(tiers, store, monkeypatch):
-    search_docs(store, "ValueError")
+def _counted_reads(monkeypatch) -> list[str]:
+    """The ids the store reads from now on, in order."""
     reads: list[str] = []
     original = Store.read
 
@@ -229,6 +229,12 @@ def test_repeated_searches_do_not_read_unchanged_files_again(tiers, store, monke
         return original(self, tier, doc_id)
 
     monkeypatch.setattr(Store, "read", counting)
+    return reads
+
+
+def test_repeated_searches_do_not_read_unchanged_files_again(tiers, store, monkeypatch):
+    search_docs(store, "ValueError")
+    reads = _counted_reads(monkeypatch)
     search_docs(store, "valueerror")
     assert reads == ["index"]  # only the index, read fresh as every index reading is
     time.sleep(0.01)
@@ -470,14 +476,7 @@ def test_the_search_cache_keeps_the_4096_files_read_last(tiers, monkeypatch):
         tiers.ship(f"lab/d{n:04}", f"# D{n}\n\nline {n}\n")
     store = tiers.store()
     search_docs(store, "line")  # all 4096 read, and kept
-    reads: list[str] = []
-    original = Store.read
-
-    def counting(self, tier, doc_id):
-        reads.append(doc_id)
-        return original(self, tier, doc_id)
-
-    monkeypatch.setattr(Store, "read", counting)
+    reads = _counted_reads(monkeypatch)
 
     def reads_of(search_once) -> list[str]:
         reads.clear()
