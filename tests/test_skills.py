@@ -1030,14 +1030,14 @@ def test_a_parsed_skill_is_a_frozen_value():
         (
             "---\nname: stains\ndescription: Stain nuclei: DAPI, then count\n---\n# Stains\n",
             "SKILL.md's frontmatter is not valid YAML (mapping values are not allowed here, at line 3, "
-            "column 26). Put a value that holds ': ' or ' #' in quotes (description: \"...\"), then "
-            "import again.",
+            "column 26). A value holding ': ' or ' #' goes in quotes (description: \"...\"), and a "
+            "quote must be closed; fix it, then import again.",
         ),
         (
             '---\nname: stains\ndescription: "Stain nuclei, then count\n---\n# Stains\n',
             "SKILL.md's frontmatter is not valid YAML (found unexpected end of stream, at line 3, "
-            "column 39). Put a value that holds ': ' or ' #' in quotes (description: \"...\"), then "
-            "import again.",
+            "column 39). A value holding ': ' or ' #' goes in quotes (description: \"...\"), and a "
+            "quote must be closed; fix it, then import again.",
         ),
         (
             "---\ndescription: Stain nuclei.\n---\n# Stains\n",

@@ -163,8 +163,9 @@ def parse_skill(text: str, folder: str, load_yaml: Callable[[str], object]) -> P
         data = load_yaml(block)
     except Exception as err:  # the YAML library's own error
         raise SkillProblem(
-            f"SKILL.md's frontmatter is not valid YAML ({_yaml_problem(err)}). Put a value that holds "
-            "': ' or ' #' in quotes (description: \"...\"), then import again."
+            f"SKILL.md's frontmatter is not valid YAML ({_yaml_problem(err)}). A value holding ': ' "
+            "or ' #' goes in quotes (description: \"...\"), and a quote must be closed; fix it, then "
+            "import again."
         ) from None
     if not isinstance(data, dict):
         raise SkillProblem(

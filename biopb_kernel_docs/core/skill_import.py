@@ -103,9 +103,12 @@ def _read_skill(path: Path) -> str:
     except OSError as err:
         raise SkillProblem(f"SKILL.md cannot be read: {err.strerror or err}.") from None
     except DocsError:  # a FIFO, a device, a folder named SKILL.md (through a symlink, say)
+        try:
+            what = kind_of(path.stat().st_mode)
+        except OSError:  # gone since: name it as the read found it
+            what = "not a regular file"
         raise SkillProblem(
-            f"SKILL.md is {kind_of(path.stat().st_mode)}, not the skill's text: put its SKILL.md file "
-            "there, then import again."
+            f"SKILL.md is {what}, not the skill's text: put its SKILL.md file there, then import again."
         ) from None
     try:
         return data.decode("utf-8")
