@@ -315,13 +315,13 @@ def test_the_notebooks_collection_shows_its_hook_only_when_listed_with_one_else_
     tiers.put_local("stitch-tiles/grid", "---\ndescription: a grid\n---\n# Grid\n")
     docs = tiers.docs()
     assert markdown(docs.read_doc("notes/")) == (
-        "**Collection `notes/`**: 1 docs · the lab's notes\n\n- **notes/a**: a note"
+        "**Collection `notes/`**: 1 doc · the lab's notes\n\n- **notes/a**: a note"
     )
     assert markdown(docs.read_doc("lab/")) == (  # listed with no hook: no dangling separator
-        "**Collection `lab/`**: 1 docs\n\n- **lab/plates**: how plates are labelled"
+        "**Collection `lab/`**: 1 doc\n\n- **lab/plates**: how plates are labelled"
     )
     assert markdown(docs.read_doc("loose/")) == (
-        "**Collection `loose/`**: 1 docs\n\n"
+        "**Collection `loose/`**: 1 doc\n\n"
         "Not in the index: a `- loose/: ...` line (`%%write_doc index --replace`) lists these docs as one "
         "entry.\n\n"
         "- **loose/b**: a loose note"

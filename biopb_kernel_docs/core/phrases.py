@@ -202,3 +202,8 @@ def render(template: str, surface: Surface = Surface.AGENT) -> str:
 
 # What ends the text before a phrase that opens a sentence: nothing, or a full stop and a space.
 _SENTENCE_START = re.compile(r"(?:\A|[.!?]\s+|\n)\Z")
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``1 doc``, ``2 docs``."""
+    return f"{count} {one if count == 1 else many or one + 's'}"

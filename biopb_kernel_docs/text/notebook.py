@@ -13,7 +13,7 @@ import re
 
 from ..core.frontmatter import LINK, prose_lines
 from ..core.ids import INDEX_ID
-from ..core.phrases import Surface, read, render, replace_call
+from ..core.phrases import Surface, counted, read, render, replace_call
 from ..core.values import (
     CollectionView,
     ConfigView,
@@ -97,7 +97,7 @@ def outline_markdown(view: OutlineView) -> str:
 
 
 def collection_markdown(view: CollectionView) -> str:
-    head = f"**Collection `{view.id}`**: {len(view.items)} docs"
+    head = f"**Collection `{view.id}`**: {counted(len(view.items), 'doc')}"
     parts = [head + (f" · {view.hook}" if view.listed and view.hook else "")]
     if not view.listed:
         parts.append(

@@ -11,6 +11,7 @@ from ..core.ids import INDEX_ID
 from ..core.index import MARKER_TEXT, UNFILED_HEADING
 from ..core.phrases import (
     Surface,
+    counted,
     read,
     read_diff,
     read_history,
@@ -103,7 +104,7 @@ def outline_text(view: OutlineView, surface: Surface = Surface.AGENT) -> str:
 
 def collection_text(view: CollectionView, surface: Surface = Surface.AGENT) -> str:
     """§7: the docs under a collection, each ``- id: hook``, under the collection line's own hook."""
-    count = _counted(len(view.items), "doc")
+    count = counted(len(view.items), "doc")
     if view.listed:
         where = f"listed under {view.heading}" if view.heading else "listed in the index"
         lines = [f"[{view.id} · collection · {count} · {where}]", "", f"{view.id}: {view.hook}".rstrip()]
@@ -123,11 +124,6 @@ def collection_text(view: CollectionView, surface: Surface = Surface.AGENT) -> s
     return render("\n".join(lines) + "\n", surface)
 
 
-def _counted(count: int, one: str, many: str | None = None) -> str:
-    """``1 doc``, ``2 docs``."""
-    return f"{count} {one if count == 1 else many or one + 's'}"
-
-
 def _group_title(group: SearchGroup) -> str:
     shown = list(group.path[1:]) if len(group.path) > 1 else list(group.path)
     where = f" (§ {' › '.join(shown)})" if shown else ""
@@ -141,7 +137,7 @@ def search_text(result: SearchResult, surface: Surface = Surface.AGENT) -> str:
     case = "case-sensitive" if result.case_sensitive else "case-insensitive"
     what = f"{result.query!r} ({kind}, {case})"
     scope = (
-        f"{_counted(result.docs_searched, 'doc')} searched (the listed docs, those under listed "
+        f"{counted(result.docs_searched, 'doc')} searched (the listed docs, those under listed "
         "collections, the index)"
     )
     if not result.matching_lines:
@@ -149,8 +145,8 @@ def search_text(result: SearchResult, surface: Surface = Surface.AGENT) -> str:
     else:
         at_least = "" if result.counted_all else "at least "
         lines = [
-            f"{at_least}{_counted(result.matching_lines, 'matching line')} in "
-            f"{_counted(result.matching_docs, 'doc')} for {what}; "
+            f"{at_least}{counted(result.matching_lines, 'matching line')} in "
+            f"{counted(result.matching_docs, 'doc')} for {what}; "
             f"{scope}.",
         ]
         previous = None
@@ -163,13 +159,13 @@ def search_text(result: SearchResult, surface: Surface = Surface.AGENT) -> str:
         if result.more_lines:
             lines += [
                 "",
-                f"{at_least}{_counted(result.more_lines, 'more match', 'more matches')} in "
-                f"{_counted(result.more_docs, 'doc')}: narrow the query "
+                f"{at_least}{counted(result.more_lines, 'more match', 'more matches')} in "
+                f"{counted(result.more_docs, 'doc')}: narrow the query "
                 f"(at most {result.line_cap_per_doc} lines a doc and {result.line_cap} in all are shown).",
             ]
     if result.skipped:
         names = ", ".join(f"{doc_id} ({why})" for doc_id, why in result.skipped)
-        lines += ["", f"{_counted(len(result.skipped), 'file')} could not be searched: {names}."]
+        lines += ["", f"{counted(len(result.skipped), 'file')} could not be searched: {names}."]
     return render("\n".join(lines) + "\n", surface)
 
 

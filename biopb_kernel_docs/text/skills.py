@@ -3,7 +3,7 @@ command line (``render.text``) and, in three parts, for the notebook (``notebook
 
 from __future__ import annotations
 
-from ..core.phrases import Surface, flag, read, render
+from ..core.phrases import Surface, counted, flag, read, render
 from ..core.values import SkillExport, SkillImport
 
 # A summary, a line per skill, and titled lists of the rest.
@@ -67,7 +67,7 @@ def skill_export_lines(result: SkillExport) -> Parts:
 def skill_import_lines(result: SkillImport) -> Parts:
     """What ``skills import`` did, in the same three parts as ``skill_export_lines``."""
     count = len(result.imported)
-    summary = f"Imported {count} skill{'' if count == 1 else 's'} from {result.directory} as local docs" + (
+    summary = f"Imported {counted(count, 'skill')} from {result.directory} as local docs" + (
         f"; new index lines are under {result.heading}." if count else "."
     )
     rows = []
