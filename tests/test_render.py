@@ -328,11 +328,21 @@ def test_the_notebooks_collection_shows_its_hook_only_when_listed_with_one_else_
     )
 
 
-def test_the_notebooks_history_lists_the_versions_under_the_header_or_says_why_there_are_none(tiers):
+def _plates_written_twice(tiers):
     docs = tiers.docs()
     docs.write_doc("lab/plates", body="# Plates\n\nLabel each plate.\n")
     docs.write_doc("lab/plates", body="# Plates\n\nLabel every plate.\n")
-    shown = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "<when>", markdown(docs.read_doc("lab/plates@history")))
+    return docs
+
+
+def _when_masked(text: str) -> str:
+    """``text`` with each local time a version shows read as ``<when>``."""
+    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "<when>", text)
+
+
+def test_the_notebooks_history_lists_the_versions_under_the_header_or_says_why_there_are_none(tiers):
+    docs = _plates_written_twice(tiers)
+    shown = _when_masked(markdown(docs.read_doc("lab/plates@history")))
     assert shown == (
         "*lab/plates@history · 2 versions kept, newest first · at most 100 versions and 2 MiB per doc are "
         "kept, the oldest dropped first*\n\n"
@@ -354,10 +364,8 @@ def test_the_notebooks_history_lists_the_versions_under_the_header_or_says_why_t
 
 
 def test_the_notebook_shows_a_version_and_a_diff_of_two_under_their_whole_header(tiers):
-    docs = tiers.docs()
-    docs.write_doc("lab/plates", body="# Plates\n\nLabel each plate.\n")
-    docs.write_doc("lab/plates", body="# Plates\n\nLabel every plate.\n")
-    shown = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d", "<when>", markdown(docs.read_doc("lab/plates@v1")))
+    docs = _plates_written_twice(tiers)
+    shown = _when_masked(markdown(docs.read_doc("lab/plates@v1")))
     assert shown == (
         "*lab/plates@v1 · <when> · by Python API · +3 −0 lines · not the current text: "
         "%restore_doc lab/plates 1 puts it back*\n\n"
