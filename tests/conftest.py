@@ -119,3 +119,17 @@ def tiers(tmp_path) -> Tiers:
 @pytest.fixture
 def docs(tiers) -> Docs:
     return tiers.docs()
+
+
+def open_files() -> list[str]:
+    """The files and folders this process holds open, by path. Sockets, pipes and event descriptors
+    are left out: other tests' kernels and servers open and close those at any moment."""
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed since the listing (or the listing's own descriptor)
+            continue
+        if target.startswith("/"):
+            found.append(target)
+    return sorted(found)

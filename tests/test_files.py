@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 from biopb_kernel_docs.core.errors import StoreUnavailable, UnreadableDoc
 from biopb_kernel_docs.core.files import atomic_write, read_regular, write_failure
 
-OPEN_FILES = "/proc/self/fd" if sys.platform.startswith("linux") else "/dev/fd"
+from .conftest import open_files
 
 
 def test_a_file_longer_than_the_size_its_fstat_gives_is_read_whole():
@@ -27,14 +26,14 @@ def test_a_file_longer_than_the_size_its_fstat_gives_is_read_whole():
 def test_reads_and_writes_leave_no_file_open(tmp_path):
     target = tmp_path / "doc.md"
     os.mkfifo(tmp_path / "pipe.md")
-    before = len(os.listdir(OPEN_FILES))
+    before = open_files()
     for number in range(20):
         atomic_write(target, f"# Doc {number}\n".encode())
         atomic_write(target, b"# Kept mode\n", 0o640)
         assert read_regular(str(target))[0] == b"# Kept mode\n"
         with pytest.raises(UnreadableDoc):
             read_regular(str(tmp_path / "pipe.md"))
-    assert len(os.listdir(OPEN_FILES)) == before
+    assert open_files() == before
 
 
 def test_a_write_the_disk_refuses_names_the_cause_and_the_next_step(tmp_path):

@@ -18,6 +18,8 @@ from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 
+from .conftest import open_files
+
 AGENT = Author("mcp", name="claude-code", version="2.1")
 
 
@@ -318,22 +320,18 @@ def test_a_process_decides_the_rewrite_from_its_own_writes_as_another_process_wo
             assert [reader.read(reader.find(doc_id)) for doc_id in ("kept", "next")] == [b"abc", b"y" * 10]
 
 
-def _open_descriptors() -> int:
-    return len(os.listdir("/dev/fd"))
-
-
 def test_reading_and_dropping_first_versions_leaves_no_descriptor_open(tiers):
     """A server reads and drops first versions for as long as it runs: each closes what it opened
     (a process is often allowed 1,024 open files; past them, every open fails)."""
     docs = _docs(tiers, max_versions=1)
     docs.write_doc("warm", body="# Warm\n")
-    before = _open_descriptors()
+    before = open_files()
     for n in range(5):
         docs.write_doc(f"doc-{n}", body=f"# Doc {n}\n")
         assert docs.read_doc(f"doc-{n}@v1").text == f"# Doc {n}\n"  # read from its record
         docs.write_doc(f"doc-{n}", body=f"# Doc {n}, edited\n")  # drops v1: its status byte, in place
     assert _live(tiers) == {"warm": FirstVersions(str(tiers.local / ".history")).find("warm")}
-    assert _open_descriptors() == before
+    assert open_files() == before
 
 
 def test_a_create_whose_first_version_cannot_be_appended_leaves_no_descriptor_open(tiers, monkeypatch):
@@ -343,7 +341,7 @@ def test_a_create_whose_first_version_cannot_be_appended_leaves_no_descriptor_op
     docs = _docs(tiers)
     docs.write_doc("warm", body="# Warm\n")
     before_bytes = _firsts(tiers).read_bytes()
-    before = _open_descriptors()
+    before = open_files()
 
     def disk_full(fd, data, offset):
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -354,7 +352,7 @@ def test_a_create_whose_first_version_cannot_be_appended_leaves_no_descriptor_op
             with pytest.raises(StoreUnavailable, match="the disk is full") as refused:
                 docs.write_doc("new", body="# New\n")
             assert "Free some space, then retry." in str(refused.value)
-    assert _open_descriptors() == before
+    assert open_files() == before
     assert _firsts(tiers).read_bytes() == before_bytes
     assert not (tiers.local / "new.md").exists()
     docs.write_doc("new", body="# New\n")

@@ -34,6 +34,8 @@ from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.core.version_file import State, encode, header_of
 from biopb_kernel_docs.text.render import text
 
+from .conftest import open_files
+
 AGENT = Author("mcp", name="claude-code", version="2.1")
 USER = Author("magic", where="1a2b3c4d-5e6f")
 
@@ -63,10 +65,6 @@ def _bytes_on_disk(tiers, doc_id: str) -> int:
     files = sum(path.stat().st_size for path in folder.iterdir()) if folder.is_dir() else 0
     first = FirstVersions(str(tiers.local / ".history")).find(doc_id)
     return files + (first.length if first is not None else 0)
-
-
-def _open_descriptors() -> int:
-    return len(os.listdir("/dev/fd"))
 
 
 # -- what a version records --------------------------------------------------------------------------
@@ -967,7 +965,7 @@ def test_a_version_write_that_fails_part_way_leaves_no_file_in_the_history(tiers
     docs.write_doc("notes", body="# Notes\n\ntwo\n")  # v2: the doc's history folder
     folder = tiers.local / ".history" / "notes@"
     docs.read_doc("notes@history")  # this process has listed (and swept) the folder
-    before = _open_descriptors()
+    before = open_files()
     if landed:
         tiers.put_local("notes", "# Notes\n\nby hand\n")  # the write records it first, as v3
     real, edited = os.write, "by hand" if landed else "two"
@@ -983,7 +981,7 @@ def test_a_version_write_that_fails_part_way_leaves_no_file_in_the_history(tiers
     with pytest.raises(StoreUnavailable, match=r"the disk is full\. That file was left as it was"):
         docs.write_doc("notes", old=edited, new="lost")
     monkeypatch.undo()
-    assert _open_descriptors() == before
+    assert open_files() == before
     assert sorted(os.listdir(folder)) == ["00000002"]
     expected = [(3, "outside"), (2, "mcp"), (1, "mcp")] if landed else [(2, "mcp"), (1, "mcp")]
     versions = docs.read_doc("notes@history").versions
@@ -1095,21 +1093,21 @@ def test_a_write_whose_commit_was_cut_short_leaves_no_descriptor_open_once_the_n
     """The interrupted write's version stays open for its commit; the next look at the history
     commits it on disk and closes that descriptor (a server runs for weeks: 1,024 open files is a
     common limit, and past it every open fails)."""
-    before = _open_descriptors()
+    before = open_files()
     docs, version_2 = _a_second_write_whose_commit_never_ran(tiers, monkeypatch)
     docs.write_doc("notes", old="two", new="three")
     assert version_2.read_bytes().startswith(b'{"landed":1,')
-    assert _open_descriptors() == before
+    assert open_files() == before
 
 
 def test_a_commit_of_another_version_than_the_pending_one_closes_it_and_commits_nothing(tiers, monkeypatch):
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
     docs.write_doc("notes", body="# Notes\n\ntwo\n")
-    before = _open_descriptors()
+    before = open_files()
     _kill_a_write_before_its_doc_lands(docs, monkeypatch)  # v3 pending, its descriptor kept for its commit
     docs.store.history.commit("notes", 2)  # landed already: not the version pending
-    assert _open_descriptors() == before
+    assert open_files() == before
     assert (tiers.local / ".history" / "notes@" / "00000003").read_bytes().startswith(b'{"landed":0,')
     versions = docs.read_doc("notes@history").versions
     assert [(v.number, v.current) for v in versions] == [(2, True), (1, False)]
@@ -1119,12 +1117,12 @@ def test_recording_edits_made_outside_the_store_leaves_no_descriptor_open(tiers)
     docs = _docs(tiers)
     docs.write_doc("notes", body="# Notes\n")
     docs.write_doc("notes", body="# Notes\n\ntwo\n")
-    before = _open_descriptors()
+    before = open_files()
     for n in range(3):
         tiers.put_local("notes", f"# Notes\n\nby hand {n}\n")
         assert docs.history("notes").versions[0].author.surface == "outside"
     assert [v.number for v in docs.history("notes").versions] == [5, 4, 3, 2, 1]
-    assert _open_descriptors() == before
+    assert open_files() == before
 
 
 def test_a_version_with_no_text_before_it_says_no_local_file_held_one(tiers):

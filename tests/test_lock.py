@@ -13,6 +13,8 @@ from biopb_kernel_docs.core import store as store_module
 from biopb_kernel_docs.core.errors import StoreUnavailable
 from biopb_kernel_docs.core.lock import TierLock
 
+from .conftest import open_files
+
 HOLDER = """
 import fcntl, os, sys
 fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o666)
@@ -143,7 +145,7 @@ def test_a_fifo_where_the_lock_file_should_be_is_refused_without_leaking_a_descr
     path = tmp_path / ".lock"
     os.mkfifo(path)
     lock = TierLock(str(path), 30)
-    before = len(os.listdir("/proc/self/fd"))
+    before = open_files()
     for _ in range(5):
         with (
             pytest.raises(StoreUnavailable, match="is not a regular file, so the store cannot lock") as err,
@@ -151,4 +153,4 @@ def test_a_fifo_where_the_lock_file_should_be_is_refused_without_leaking_a_descr
         ):
             pass
         assert "Remove it; the store recreates it on the next write." in str(err.value)
-    assert len(os.listdir("/proc/self/fd")) == before
+    assert open_files() == before
