@@ -224,15 +224,17 @@ def test_a_heading_ending_in_a_bracketed_number_gets_an_anchor_that_reads_it(tie
     )
 
 
-def test_a_heading_with_no_letters_is_outlined_under_its_own_title(tiers):
-    # No selector names "***" or "---" (their keys are empty), so the outline shows the title.
+def test_a_heading_with_no_letters_is_read_by_its_marks(tiers):
     tiers.ship("breaks", "# Notes\nIntro.\n## ***\nA break.\n# ---\nEnd.\n")
-    outline = tiers.docs().read_doc("breaks#")
+    docs = tiers.docs()
+    outline = docs.read_doc("breaks#")
     assert [(e.level, e.title, e.anchor, e.line, e.end) for e in outline.entries] == [
         (1, "Notes", "Notes", 1, 4),
         (2, "***", "***", 3, 4),
         (1, "---", "---", 5, 6),
     ]
+    assert docs.read_doc("breaks#***").text == "## ***\nA break.\n"
+    assert docs.read_doc("breaks#---").text == "# ---\nEnd.\n"
 
 
 def test_a_selector_with_no_letters_is_refused_as_an_unknown_section(procedure):
@@ -338,7 +340,7 @@ def test_heading_keys_ignore_case_emphasis_spacing_and_end_punctuation():
     assert heading_key("`viewer.tensor()`") == "viewer.tensor"
     assert heading_key("3. Run it") == "3. run it"
     assert heading_key("(Optional) Smooth") == "optional) smooth"
-    assert (heading_key(":::"), heading_key("**"), heading_key("")) == ("", "", "")
+    assert (heading_key(":::"), heading_key(" * *"), heading_key("")) == (":::", "* *", "")  # marks alone
 
 
 def test_a_section_read_is_a_reading_that_guards_a_later_body_write(tiers, procedure):

@@ -34,14 +34,14 @@ MAX_NEAREST = 3
 
 def heading_key(text: str) -> str:
     """How a heading or a request for one compares: case, emphasis, spacing and end punctuation
-    ignored."""
+    ignored. A heading of nothing but marks (``## ***``) compares by its marks."""
     words = " ".join(text.translate(_FORMATTING).casefold().split())
     start, end = 0, len(words)
     while start < end and not words[start].isalnum():
         start += 1
     while end > start and not words[end - 1].isalnum():
         end -= 1
-    return words[start:end]
+    return words[start:end] or " ".join(text.casefold().split())
 
 
 def _headings(lines: Sequence[str], first_line: int) -> list[tuple[int, int, str]]:
