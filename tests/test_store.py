@@ -16,6 +16,7 @@ import pytest
 from biopb_kernel_docs.core import files as files_module
 from biopb_kernel_docs.core.errors import OutsideTier, StoreUnavailable, UnreadableDoc
 from biopb_kernel_docs.core.files import atomic_write
+from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store, Tier
 
 
@@ -276,6 +277,35 @@ def test_a_fifo_or_a_directory_where_the_lock_belongs_is_refused_with_what_to_do
     with pytest.raises(StoreUnavailable, match=r"Cannot open the lock file .*remove whatever is there"):
         docs.write_doc("lab/x", body="# X\n")
     assert not (tiers.local / "lab/x.md").exists()
+
+
+def test_a_local_tier_removed_while_the_process_runs_is_made_again_by_the_next_write(tiers):
+    docs = tiers.docs()
+    docs.write_doc("lab/notes", body="# Notes\nFirst.\n")
+    shutil.rmtree(tiers.local)
+    written = docs.write_doc("lab/notes", body="# Notes\nAgain.\n")
+    assert written.outcome == "created"
+    assert tiers.local_text("lab/notes") == "# Notes\nAgain.\n"
+    assert [v.number for v in docs.read_doc("lab/notes@history").versions] == [1]
+    assert "- lab/notes: Again." in docs.read_doc("index").text
+
+
+def test_a_local_tier_on_a_volume_gone_while_the_process_runs_is_refused_not_made_again(tmp_path):
+    target = tmp_path / "volume" / "docs"
+    target.mkdir(parents=True)
+    (tmp_path / "docs").symlink_to(target)
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    docs = Docs(Store(shipped, tmp_path / "docs", "1.0"))
+    docs.write_doc("notes", body="# Notes\n")
+    shutil.rmtree(tmp_path / "volume")
+    with pytest.raises(StoreUnavailable) as refused:
+        docs.write_doc("notes", body="# Notes\nAgain.\n")
+    assert str(refused.value) == (
+        f"The local docs directory {target} is gone and cannot be made again: No such file or directory. "
+        "Point DocStore.docs_local_dir at a writable directory."
+    )
+    assert not (tmp_path / "volume").exists()
 
 
 def test_a_socket_named_like_a_doc_is_reported_not_read(tiers):

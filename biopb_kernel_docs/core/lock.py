@@ -75,6 +75,8 @@ class TierLock:
     def _open(self) -> int:
         try:
             fd = os.open(self.path, _FLAGS, 0o666)
+        except FileNotFoundError:
+            fd = self._open_in_remade_folder()
         except OSError as err:
             raise StoreUnavailable(
                 f"Cannot open the lock file {self.path}: {err.strerror}. It must be a plain file the "
@@ -88,6 +90,21 @@ class TierLock:
                 "the store recreates it on the next write."
             )
         return fd
+
+    def _open_in_remade_folder(self) -> int:
+        """The tier's folder went away while the process ran (a user resetting their docs): make it
+        again rather than fail every write until a restart. Only the folder itself: when its parent
+        is gone too (a volume unmounted), nothing is made in its place."""
+        folder = os.path.dirname(self.path)
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(folder)
+            return os.open(self.path, _FLAGS, 0o666)
+        except OSError as err:
+            raise StoreUnavailable(
+                f"The local docs directory {folder} is gone and cannot be made again: {err.strerror}. "
+                "Point DocStore.docs_local_dir at a writable directory."
+            ) from None
 
     def _acquire(self, fd: int) -> None:
         deadline = time.monotonic() + self.timeout
