@@ -36,11 +36,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from biopb_kernel_docs.core.history import HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.core.version_file import State, encode
+from biopb_kernel_docs.core.version_folders import HistoryLimits
 from biopb_kernel_docs.text.render import index_text
 
 LISTED_SHIPPED = 60
@@ -377,7 +377,7 @@ def fill_firsts(docs: Docs, count: int = EARLIER_CREATES, size: int = 5000) -> N
     lines = text.count("\n")
     for n in range(count):
         _, version = encode(1, time.time(), Author("cli"), None, False, state, lines, 0, None, 1 << 30)
-        _, fd = history.firsts.append(f"earlier/doc-{n}", version)
+        _, fd = history.files.firsts.append(f"earlier/doc-{n}", version)
         os.close(fd)
 
 

@@ -13,10 +13,11 @@ from biopb_kernel_docs.core import first_versions
 from biopb_kernel_docs.core import store as store_module
 from biopb_kernel_docs.core.errors import DocNotFound, PartialWrite, StoreUnavailable
 from biopb_kernel_docs.core.first_versions import FirstVersions, Record, frame, parse
-from biopb_kernel_docs.core.history import History, HistoryLimits
+from biopb_kernel_docs.core.history import History
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.core.version_folders import HistoryLimits
 
 from .conftest import open_files
 

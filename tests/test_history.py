@@ -27,11 +27,17 @@ from biopb_kernel_docs.core.errors import (
     StoreUnavailable,
 )
 from biopb_kernel_docs.core.first_versions import FirstVersions
-from biopb_kernel_docs.core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS, History, HistoryLimits
+from biopb_kernel_docs.core.history import History
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.core.version_file import State, encode, header_of
+from biopb_kernel_docs.core.version_folders import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_VERSIONS,
+    HistoryLimits,
+    VersionFolders,
+)
 from biopb_kernel_docs.text.render import text
 
 from .conftest import open_files
@@ -869,13 +875,24 @@ def test_what_a_process_knows_of_a_history_is_checked_against_later_versions(tie
         assert later.before_sha256 == earlier.after_sha256
 
 
+def _listings(monkeypatch) -> list[str]:
+    """The folders of versions listed from now on, in order."""
+    listed: list[str] = []
+    real = VersionFolders.listing
+
+    def listing(self, folder: str):
+        listed.append(folder)
+        return real(self, folder)
+
+    monkeypatch.setattr(VersionFolders, "listing", listing)
+    return listed
+
+
 def test_a_run_of_writes_in_one_process_lists_the_doc_s_versions_only_once(tiers, monkeypatch):
     """While the doc stays in its newest version's state and no later version appears, a process
     reuses what it listed: once a write has landed, the next ones and a read list nothing."""
     docs = _docs(tiers)
-    listed = []
-    real = History._entries
-    monkeypatch.setattr(History, "_entries", lambda self, folder: listed.append(folder) or real(self, folder))
+    listed = _listings(monkeypatch)
     for n in range(4):
         docs.write_doc("notes", body=f"# Notes\n\nwrite {n}\n")
     assert [v.number for v in docs.read_doc("notes@history").versions] == [4, 3, 2, 1]
@@ -1062,9 +1079,7 @@ def test_a_process_lists_a_history_once_however_often_it_reads_it_and_writes_aft
     _docs(tiers).write_doc("notes", body="# Notes\n\none\n")
     _docs(tiers).write_doc("notes", body="# Notes\n\ntwo\n")  # v2: the doc's folder
     docs = _docs(tiers)
-    listed = []
-    real = History._entries
-    monkeypatch.setattr(History, "_entries", lambda self, folder: listed.append(folder) or real(self, folder))
+    listed = _listings(monkeypatch)
     for _ in range(3):
         assert [v.number for v in docs.read_doc("notes@history").versions] == [2, 1]
     docs.write_doc("notes", body="# Notes\n\nthree\n")

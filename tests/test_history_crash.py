@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from biopb_kernel_docs.core.history import HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.core.version_folders import HistoryLimits
 
 from .conftest import Tiers, build_tiers
 

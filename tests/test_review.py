@@ -11,10 +11,10 @@ import pytest
 
 from biopb_kernel_docs.core.blame import Blame, line_delta, opcodes
 from biopb_kernel_docs.core.errors import InvalidArguments, StaleWrite
-from biopb_kernel_docs.core.history import HistoryLimits
 from biopb_kernel_docs.core.review import ReviewedDocs, hunks, revert_edit
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
+from biopb_kernel_docs.core.version_folders import HistoryLimits
 
 
 @pytest.fixture

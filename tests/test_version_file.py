@@ -9,11 +9,11 @@ import hashlib
 import pytest
 
 from biopb_kernel_docs.core.errors import DocNotFound
-from biopb_kernel_docs.core.history import HistoryLimits
 from biopb_kernel_docs.core.ops import Docs
 from biopb_kernel_docs.core.store import Store
 from biopb_kernel_docs.core.values import Author
 from biopb_kernel_docs.core.version_file import Entry, State, encode, load, number_of, parse
+from biopb_kernel_docs.core.version_folders import HistoryLimits
 
 AGENT = Author("mcp", name="claude-code", version="2.1")
 

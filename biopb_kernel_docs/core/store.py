@@ -27,15 +27,17 @@ from .files import (
     TEMP_SUFFIX,
     atomic_write,
     not_a_doc_file,
+    present,
     read_regular,
     write_failure,
 )
-from .history import History, HistoryLimits
+from .history import History
 from .ids import DOC_SUFFIX, INDEX_ID, is_banked, is_valid_doc_id
 from .lock import TierLock
 from .store_history import StoreHistory
 from .values import Author
 from .version_file import State
+from .version_folders import HistoryLimits
 
 LOCK_NAME = ".lock"
 MANIFEST_NAME = ".shipped-manifest.json"
@@ -223,7 +225,7 @@ class Store(StoreHistory):
         bytes and stat; ``_ABSENT``; or None for anything unusual (a link, a socket, no access),
         which the full probe then examines and explains."""
         path = self._root_paths[tier] + os.sep + doc_id + DOC_SUFFIX
-        if tier is Tier.LOCAL and not _present(path):
+        if tier is Tier.LOCAL and not present(path):
             return _ABSENT  # the common miss (no local copy), without raising and catching an OSError
         try:
             return (path, *read_regular(path, NO_FOLLOW))
@@ -420,18 +422,6 @@ class Store(StoreHistory):
             files = [local + os.sep + doc_id + DOC_SUFFIX for doc_id in watched]
             paths += sorted({local, *(os.path.dirname(f) for f in files)}) + files
         return tuple(_stat_summary(path) for path in paths)
-
-
-if os.access in os.supports_follow_symlinks:
-
-    def _present(path: str) -> bool:
-        """Whether a directory entry exists at ``path`` (a link counts, even one that loops)."""
-        return os.access(path, os.F_OK, follow_symlinks=False)
-
-else:  # pragma: no cover - platforms without faccessat's no-follow flag
-
-    def _present(path: str) -> bool:
-        return os.path.lexists(path)
 
 
 def _mtime_ns(path: str) -> int:

@@ -13,10 +13,10 @@ import threading
 from traitlets import Int, Unicode, observe
 from traitlets.config import LoggingConfigurable
 
-from ..core.history import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS
 from ..core.ops import Docs
 from ..core.store import PYTHON, Store
 from ..core.values import Author
+from ..core.version_folders import DEFAULT_MAX_BYTES, DEFAULT_MAX_VERSIONS
 from .settings import ALIAS_WARNING, TRAITS, Resolved, resolve
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from .._version import __version__
 from ..core.errors import StoreUnavailable
-from ..core.history import HistoryLimits
 from ..core.values import ConfigView, Setting
+from ..core.version_folders import HistoryLimits
 
 CONFIG_NAME = "biopb_kernel_docs_config"
 SECTION = "DocStore"
