@@ -1,13 +1,16 @@
-"""The command line, run as a real subprocess."""
+"""The command line, run as a real subprocess, and (where no subprocess is needed) as main(argv)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 
 def _run(*args, stdin=None):
@@ -457,3 +460,149 @@ def test_doctor_runs_its_checks_with_the_given_options_and_prints_a_line_for_eac
     names = [line[5:].partition(":")[0] for line in lines[:-1]]  # --no-kernel: no kernel check
     assert names == ["kernel config", "server extension", "jupyterlab", "panel", "local docs", "shipped seed"]
     assert f"ok   local docs: {tiers.local} will be created at the first write" in done.stdout
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """``main(argv)`` in this process (no interpreter start): its exit code, stdout and stderr."""
+    from biopb_kernel_docs.surfaces.cli import main
+
+    def run(*argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+        try:
+            main(list(argv))
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(argv, code, out, err)
+
+    return run
+
+
+def test_no_verb_prints_the_usage_line_then_what_to_give(cli):
+    done = cli()
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "usage: biopb-kernel-docs [-h] [--version] VERB ...\n"
+        "Give a verb, e.g. `biopb-kernel-docs index`; `--help` lists them.\n"
+    )
+
+
+def test_an_unknown_traitlets_form_trait_is_refused_naming_the_traits_there_are(cli, tiers):
+    done = cli("index", "--DocStore.docs_dir=/tmp/x", "--DocStore.zz=1", *_tier_args(tiers))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.endswith(
+        "\nDocStore has no trait 'docs_dir'; it has docs_local_dir, shipped_dir, shipped_version, "
+        "history_max_versions, history_max_bytes.\n"
+    )
+    assert done.stderr.startswith("usage: biopb-kernel-docs [-h]")
+    assert not tiers.local.exists()
+
+
+def test_the_deprecated_skills_local_dir_still_works_and_warns_on_stderr(cli, tiers):
+    done = cli(
+        "write",
+        "mine",
+        "--body",
+        "# Mine\n",
+        f"--DocStore.skills_local_dir={tiers.local}",
+        "--shipped-dir",
+        str(tiers.shipped),
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        "DocStore.skills_local_dir is deprecated and will be removed in the next release; use "
+        "DocStore.docs_local_dir (it wins when both are set).\n"
+    )
+    assert tiers.local_text("mine") == "# Mine\n"
+
+
+def test_reading_index_prints_its_header_where_the_index_verb_prints_the_file(cli, tiers):
+    read = cli("read", "index", *_tier_args(tiers))
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.startswith("[index · local · updated ")
+    assert "\n\n# Test docs\n" in read.stdout
+    index = cli("index", *_tier_args(tiers))
+    assert index.stdout.startswith("# Test docs\n")
+
+
+def test_json_output_is_indented_one_space_and_keeps_non_ascii_text(cli, tiers):
+    tiers.put_local("cafe", "# Café — 2 µm\n")
+    done = cli("read", "cafe", "--json", *_tier_args(tiers))
+    assert done.returncode == 0, done.stderr
+    value = json.loads(done.stdout)
+    assert value["text"] == "# Café — 2 µm\n"
+    assert done.stdout == json.dumps(value, indent=1, ensure_ascii=False) + "\n"
+    assert '\n "text": "# Café — 2 µm\\n",\n' in done.stdout
+
+
+def test_mcp_takes_each_option_as_given():
+    from biopb_kernel_docs.surfaces.cli import build_parser
+
+    namespace = build_parser().parse_args(
+        [
+            "mcp",
+            "--kernel-name",
+            "ir",
+            "--instructions-budget",
+            "0",
+            "--host-budget",
+            "my-host=7",
+            "--timeout",
+            "2.5",
+            "--poll-interval",
+            "3600",
+            "--in-process",
+            "--inline-docs",
+            "flatfield, data",
+            "--ignored-as-count",
+        ]
+    )
+    assert (namespace.kernel_name, namespace.instructions_budget, namespace.host_budget) == (
+        "ir",
+        0,
+        ["my-host=7"],
+    )
+    assert (namespace.timeout, namespace.poll_interval) == (2.5, 3600.0)
+    assert (namespace.in_process, namespace.inline_docs, namespace.ignored_as_count) == (
+        True,
+        "flatfield, data",
+        True,
+    )
+    assert build_parser().parse_args(["mcp", "--instructions-budget", "999999999"]).instructions_budget == (
+        999_999_999
+    )
+
+
+def test_host_budgets_add_to_the_built_in_ones_and_may_be_one_digit():
+    from biopb_kernel_docs.surfaces.cli import _host_budgets
+
+    assert _host_budgets(["my-host=7", "claude-code=4096", "other=0"]) == {
+        "claude-code": 4096,
+        "my-host": 7,
+        "other": 0,
+    }
+    assert _host_budgets([]) == {"claude-code": 2048}
+
+
+def test_bench_hands_the_rest_of_the_command_line_to_the_bench(cli):
+    from biopb_kernel_docs.bench.cli import BenchApp
+
+    try:
+        done = cli("bench")
+    finally:
+        BenchApp.clear_instance()
+    assert done.returncode == 2
+    assert done.stdout.startswith("Subcommands\n===========\n")
+    assert "\nscore\n    Score a log of reads" in done.stdout
+    assert done.stderr == "Give a subcommand, e.g. `biopb-kernel-docs bench setup --bench-docs=false DIR`.\n"
+
+
+def test_bench_help_shows_its_verbs_and_examples(cli):
+    done = cli("bench", "--help")
+    assert done.returncode == 0, done.stderr
+    assert "(its own verbs: setup, run, score, relay; each has --help)" in done.stdout
+    assert "examples:\n  biopb-kernel-docs bench setup --bench-docs=false /tmp/ablated\n" in done.stdout

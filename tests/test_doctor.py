@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-from biopb_kernel_docs.surfaces.doctor import report, run_checks
+import pytest
+
+from biopb_kernel_docs.surfaces.doctor import Check, report, run_checks
 from biopb_kernel_docs.surfaces.settings import resolve
 
 from .kernels import kernel_env, write_profile_config
@@ -208,3 +211,196 @@ def test_an_existing_writable_local_dir_passes_and_says_so(tmp_path, tiers):
     tiers.local.mkdir(parents=True)
     done = _doctor(tmp_path, tiers, "--no-kernel")
     assert _line(done, "local docs") == f"ok   local docs: {tiers.local} exists and is writable"
+
+
+def test_a_server_extension_disabled_in_a_d_folder_that_outranks_the_environment_is_found(
+    tmp_path, monkeypatch
+):
+    from biopb_kernel_docs.surfaces.doctor import _server_extension
+
+    # JUPYTER_CONFIG_PATH outranks the environment's directory, whose .d file (the package's own)
+    # enables the extension; a user-level directory would not: in a virtual environment jupyter_core
+    # searches the environment's first, and so does a starting server.
+    disabling = tmp_path / "first" / "jupyter_server_config.d" / "biopb_kernel_docs.json"
+    disabling.parent.mkdir(parents=True)
+    disabling.write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"biopb_kernel_docs": False}}}))
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "first"))
+    check = _server_extension()
+    assert (check.ok, check.detail, check.fix) == (
+        False,
+        "disabled in a jupyter_server_config.d file",
+        "jupyter server extension enable biopb_kernel_docs",
+    )
+
+
+def test_a_server_extension_enabled_in_no_config_directory_is_reported_with_the_command_that_enables_it(
+    monkeypatch,
+):
+    from biopb_kernel_docs.surfaces.doctor import _server_extension
+
+    monkeypatch.setenv("JUPYTER_NO_CONFIG", "1")  # only a blank config directory is searched
+    check = _server_extension()
+    assert (check.ok, check.detail, check.fix) == (
+        False,
+        "not enabled in any Jupyter config directory",
+        "jupyter server extension enable biopb_kernel_docs",
+    )
+
+
+def test_the_kernel_config_check_leaves_the_environment_and_home_as_they_were(tmp_path, monkeypatch):
+    from biopb_kernel_docs.surfaces.doctor import _kernel_config
+
+    home = Path(os.environ["HOME"])
+    monkeypatch.delenv("IPYTHONDIR")  # IPython's default, ~/.ipython, which has no profile yet
+    monkeypatch.delenv("JUPYTER_RUNTIME_DIR")
+    before = dict(os.environ)
+    check = _kernel_config()
+    assert check.ok, check.detail
+    assert check.detail.startswith("every kernel of this environment loads the magics (")
+    assert dict(os.environ) == before
+    assert not (home / ".ipython").exists()
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    assert _kernel_config().ok
+    assert os.environ["JUPYTER_RUNTIME_DIR"] == str(tmp_path / "runtime")
+    assert "IPYTHONDIR" not in os.environ
+    assert not (tmp_path / "runtime").exists()
+
+
+def test_a_failed_kernel_check_leaves_out_the_warning_no_user_can_act_on():
+    import tempfile
+
+    from biopb_kernel_docs.surfaces.doctor import _kernel_stderr
+
+    with tempfile.TemporaryFile("w+b") as stderr:
+        stderr.write(
+            b"[IPKernelApp] WARNING | Kernel is running over TCP without encryption.\n"
+            b"  \n"
+            b"ImportError: cannot import name 'x'\n"
+        )
+        said = _kernel_stderr(stderr)
+    assert said == "; the kernel said: ImportError: cannot import name 'x'"
+    with tempfile.TemporaryFile("w+b") as stderr:
+        stderr.write(b"[IPKernelApp] WARNING | Kernel is running over TCP without encryption.\n")
+        assert _kernel_stderr(stderr) == ""
+
+
+def test_a_check_is_a_value_that_cannot_be_changed_once_made():
+    from biopb_kernel_docs.surfaces.doctor import Check
+
+    check = Check("panel", False, "missing", "fix it")
+    assert {check, Check("panel", False, "missing", "fix it")} == {check}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        check.ok = True  # type: ignore[misc]
+
+
+def test_a_kernel_with_no_config_loading_the_extension_is_told_to_reinstall(monkeypatch):
+    from ipykernel.kernelapp import IPKernelApp
+
+    from biopb_kernel_docs.surfaces import doctor
+
+    class WithoutEnvironmentConfig(IPKernelApp):
+        """A kernel whose environment holds no ipython_kernel_config.json (the package's is gone)."""
+
+        def init_config_files(self):
+            pass
+
+    monkeypatch.delenv("IPYTHONDIR")
+    with doctor._profile_untouched():
+        check = doctor._kernel_config_check(WithoutEnvironmentConfig)
+    assert not check.ok
+    assert check.detail.startswith("no kernel config loads biopb_kernel_docs (looked in ")
+    assert check.detail.endswith("/ipython/profile_default)")
+    assert check.fix == (
+        "reinstall the package (pip install --force-reinstall biopb-kernel-docs), which puts it in "
+        f"{sys.prefix}/etc/ipython/ipython_kernel_config.json"
+    )
+
+
+def test_a_seed_missing_its_index_or_holding_a_non_file_fails_with_the_reinstall_fix(tiers):
+    from biopb_kernel_docs.surfaces.doctor import _seed
+
+    resolved = resolve({"shipped_dir": str(tiers.shipped), "docs_local_dir": str(tiers.local)}, "the test")
+    reinstall = "reinstall the package (pip install --force-reinstall biopb-kernel-docs)"
+    assert _seed(resolved) == Check(
+        "shipped seed", True, f"6 docs and the seed index readable in {tiers.shipped}"
+    )
+    (tiers.shipped / "index.md").unlink()
+    assert _seed(resolved) == Check(
+        "shipped seed", False, f"missing from {tiers.shipped}: index.md", reinstall
+    )
+    os.mkfifo(tiers.shipped / "pipe.md")
+    check = _seed(resolved)
+    assert (check.ok, check.fix) == (False, reinstall)
+    assert check.detail.startswith(f"{tiers.shipped / 'pipe.md'} is a FIFO (named pipe), not a doc file.")
+
+
+@pytest.mark.skipif(not Path("/sys/kernel").is_dir(), reason="needs sysfs, where no one creates a file")
+def test_a_local_dir_under_an_unwritable_directory_fails_naming_it():
+    from biopb_kernel_docs.surfaces.doctor import _local_dir
+
+    check = _local_dir(resolve({"docs_local_dir": "/sys/biopb/docs"}, "the test"))
+    assert check == Check(
+        "local docs",
+        False,
+        "/sys is not writable (Permission denied)",
+        "point DocStore.docs_local_dir at a writable directory (biopb-kernel-docs config shows where)",
+    )
+
+
+def test_a_kernel_that_dies_at_start_fails_the_check_with_what_it_printed(tmp_path, monkeypatch):
+    from biopb_kernel_docs.surfaces.doctor import _kernel_starts
+
+    shim = tmp_path / "shim"  # first on the kernel's path: a launcher that fails as a missing ipykernel does
+    shim.mkdir()
+    (shim / "ipykernel_launcher.py").write_text(
+        "import sys\n"
+        "print(\"ModuleNotFoundError: No module named 'ipykernel'\", file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(shim))
+    assert _kernel_starts() == Check(
+        "kernel",
+        False,
+        "a python3 kernel did not start: Kernel died before replying to kernel_info; "
+        "the kernel said: ModuleNotFoundError: No module named 'ipykernel'",
+        "pip install ipykernel in this environment",
+    )
+
+
+def _kernels_started_here() -> list[int]:
+    """The kernels this process started that are still running (or not yet reaped)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            status = (proc / "status").read_text()
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:  # not a process, or gone since the listing
+            continue
+        if f"\nPPid:\t{os.getpid()}\n" in status and b"ipykernel_launcher" in cmdline:
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="finds the kernel through /proc")
+def test_the_kernel_check_passes_and_leaves_no_kernel_running():
+    from biopb_kernel_docs.surfaces.doctor import _kernel_starts
+
+    check = _kernel_starts()
+    assert check == Check("kernel", True, "a new python3 kernel has %read_doc and %%write_doc")
+    assert _kernels_started_here() == []
+
+
+def test_the_report_prints_a_fix_line_only_under_a_failed_check_that_has_one():
+    assert report(
+        [
+            Check("panel", True, "installed"),
+            Check("local docs", False, "/x is not writable", "point it elsewhere"),
+            Check("seed", False, "the check failed: TypeError()"),
+        ]
+    ) == (
+        "ok   panel: installed\n"
+        "FAIL local docs: /x is not writable\n"
+        "     fix: point it elsewhere\n"
+        "FAIL seed: the check failed: TypeError()\n"
+        "2 checks failed\n"
+    )

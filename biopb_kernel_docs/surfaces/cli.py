@@ -222,9 +222,13 @@ def _add_bench(subparsers) -> None:
         "  biopb-kernel-docs bench run --cases benchmarks/ablation/cases.json --results /tmp/results\n"
         "  biopb-kernel-docs bench score --cases benchmarks/ablation/cases.json --reads reads.jsonl",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        add_help=False,
     )
-    parser.add_argument("bench_arguments", nargs=argparse.REMAINDER)
+    parser.add_argument(
+        "bench_arguments",
+        nargs=argparse.REMAINDER,
+        metavar="VERB",
+        help="setup, run, score or relay, and its options",
+    )
     parser.set_defaults(operation=None, bench=True, parser=parser)
 
 

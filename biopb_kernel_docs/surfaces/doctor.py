@@ -236,6 +236,7 @@ def _kernel_starts() -> Check:
         manager = KernelManager(
             kernel_name="python3", connection_file=str(Path(env["JUPYTER_RUNTIME_DIR"]) / "k.json")
         )
+        client = None
         try:
             # No history database is written in the user's profile by this one check.
             manager.start_kernel(extra_arguments=["--HistoryManager.enabled=False"], env=env, stderr=stderr)
@@ -243,6 +244,8 @@ def _kernel_starts() -> Check:
             client.start_channels()
             client.wait_for_ready(timeout=KERNEL_START_SECONDS)
         except Exception as err:  # whatever stops a kernel from starting is what the user must see
+            if client is not None:
+                client.stop_channels()  # its sockets, which would otherwise be left open
             with contextlib.suppress(Exception):
                 manager.shutdown_kernel(now=True)
             return Check(
