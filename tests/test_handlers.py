@@ -406,6 +406,30 @@ async def test_edits_on_disk_are_pushed_as_events(jp_fetch, jp_serverapp, server
     assert data["what"] == "index"  # the panel reloads the index, not one doc
 
 
+def test_a_shipped_doc_edited_in_place_is_pushed_as_an_index_change_naming_no_local_doc(tiers):
+    # a shipped text feeds the rendered index (its description, the new-docs tail), and it is no
+    # local doc: the panel reloads the index and is sent no id
+    import io
+    import logging
+
+    from jupyter_events import EventLogger
+
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.serverext import EVENT_SCHEMA, DocsService
+
+    tiers.seed()
+    sent = io.StringIO()
+    events = EventLogger(handlers=[logging.StreamHandler(sent)])
+    events.register_event_schema(EVENT_SCHEMA)
+    service = DocsService(DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped)), events)
+    with open(tiers.shipped / "flatfield.md", "a", encoding="utf-8") as shipped:  # in place: same inode
+        shipped.write("\nStep two.\n")
+    service.poll()
+    (event,) = [json.loads(line) for line in sent.getvalue().splitlines()]
+    assert (event["what"], event["ids"]) == ("index", [])
+    assert event["index_sha256"] == hashlib.sha256((tiers.local / "index.md").read_bytes()).hexdigest()
+
+
 @pytest.mark.parametrize("jp_server_config", [{"poll_seconds": 3600}], indirect=True)
 async def test_a_write_through_the_api_is_pushed_at_once(jp_fetch, jp_serverapp):
     # Polling slowed to once an hour: the event can only come from the write itself.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import pytest
 
@@ -326,6 +327,20 @@ async def test_a_put_whose_body_names_another_doc_is_refused(jp_fetch, server_ti
             "InvalidArguments",
             "the body's id is",
         )
+    for named, shown in (
+        ("m" * 58, "'" + "m" * 58 + "'"),  # 60 characters as Python writes it: quoted whole
+        ("m" * 59, "'" + "m" * 55 + "...'"),  # 61: its first 56 characters, '...', its last
+    ):
+        await _refused(
+            jp_fetch,
+            server_tiers,
+            ("docs", "mine"),
+            "PUT",
+            {"id": named, "body": "# M\n"},
+            400,
+            "InvalidArguments",
+            f"The address names doc 'mine' but the body's id is {shown}. Nothing was written.",
+        )
     same = await _api(jp_fetch, "docs", "mine", method="PUT", body={"id": "mine", "body": "# Mine\n"})
     assert same.code == 200, same.body
 
@@ -356,7 +371,9 @@ async def test_a_doc_reached_through_a_symlink_out_of_the_tier_is_a_403_naming_t
     assert secret.read_text() == "# Secret\n\nnot the tier's to serve\n"
 
 
-async def test_a_bug_is_a_500_in_the_apis_shape_with_no_traceback(jp_fetch, server_tiers, monkeypatch):
+async def test_a_bug_is_a_500_in_the_apis_shape_with_no_traceback_and_the_log_has_it(
+    jp_fetch, server_tiers, monkeypatch, caplog
+):
     def broken(docs, arguments):
         raise KeyError("a bug")
 
@@ -371,3 +388,9 @@ async def test_a_bug_is_a_500_in_the_apis_shape_with_no_traceback(jp_fetch, serv
     assert "the Kernel Docs panel's index" in refusal["message"]
     assert "Traceback" not in response.body.decode()
     assert "KeyError" not in response.body.decode()
+    # the message sends whoever runs the server to its log: the request and the traceback are there
+    (logged,) = [r for r in caplog.records if r.name == "biopb_kernel_docs.surfaces.handlers"]
+    assert re.fullmatch(
+        r"biopb-kernel-docs: GET \S*/biopb-kernel-docs/api/docs/flatfield failed", logged.getMessage()
+    )
+    assert "KeyError: 'a bug'" in caplog.text

@@ -1,7 +1,9 @@
-"""The magics, in a real ipykernel started by jupyter_client."""
+"""The magics, in a real ipykernel started by jupyter_client (and in an in-process IPython shell where
+no kernel is needed: help, usage, argument parsing)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -389,3 +391,94 @@ def test_docs_skills_exports_and_imports_in_the_notebooks_words(kernel, module_t
     )
     help_text = kernel.run("print(get_ipython().find_line_magic('docs_skills').__doc__)").stdout
     assert "%docs_skills import DIR [--replace] [--prefix PREFIX] [--heading HEADING]" in help_text
+
+
+@pytest.fixture
+def shell(tiers):
+    """A plain in-process IPython shell with the magics registered over ``tiers`` (no kernel)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.magics import register
+
+    config = Config()
+    config.HistoryManager.enabled = False  # no history thread or sqlite file per test
+    made = InteractiveShell(config=config)
+    register(made, DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped)))
+    return made
+
+
+def test_each_magics_help_gives_its_usage_line(shell):
+    usages = {}
+    for kind, magics in shell.magics_manager.magics.items():
+        for name, function in magics.items():
+            if getattr(function, "__module__", "") == "biopb_kernel_docs.surfaces.magics":
+                lines = (function.__doc__ or "").split("\n")
+                usages[(kind, name)] = [line.strip() for line in lines if line.startswith("  %")]
+    assert usages == {
+        ("line", "read_doc"): ["%read_doc ID"],
+        ("cell", "write_doc"): ["%%write_doc ID [--replace] [--if-match SHA]"],
+        ("line", "search_docs"): ["%search_docs [--regex] QUERY"],
+        ("line", "restore_doc"): ["%restore_doc ID VERSION [--if-match SHA]"],
+        ("line", "diff_versions"): ["%diff_versions ID OLDER [--newer NEWER]"],
+        ("line", "retire_doc"): ["%retire_doc ID [--if-match SHA]"],
+        ("line", "drop_local_copy"): ["%drop_local_copy ID [--if-match SHA]"],
+        ("line", "file_doc"): ["%file_doc ID HEADING [--if-match SHA]"],
+        ("line", "ignore_doc"): ["%ignore_doc ID [--if-match SHA]"],
+        ("line", "docs_skills"): [
+            "%docs_skills export DIR [--all] [--check]",
+            "%docs_skills import DIR [--replace] [--prefix PREFIX] [--heading HEADING]",
+        ],
+        ("line", "docs_config"): ["%docs_config"],
+        ("line", "docs_connect"): [],
+    }
+
+
+def test_a_magic_missing_an_argument_answers_with_its_usage_and_an_example(shell):
+    from IPython.core.error import UsageError
+
+    for name, line, usage in (
+        ("read_doc", "", "Usage: %read_doc ID (for example %read_doc flatfield)."),
+        (
+            "restore_doc",
+            "flatfield",
+            "Usage: %restore_doc ID VERSION [--if-match SHA] "
+            "(for example %restore_doc flatfield VERSION [--if-match SHA]).",
+        ),
+        (
+            "file_doc",
+            "flatfield '## Procedures' extra",
+            "Usage: %file_doc ID HEADING [--if-match SHA] "
+            "(for example %file_doc flatfield HEADING [--if-match SHA]).",
+        ),
+    ):
+        with pytest.raises(UsageError) as refused:
+            shell.run_line_magic(name, line)
+        assert str(refused.value) == usage
+
+
+def test_a_search_for_an_option_like_word_finds_it_as_text(shell, tiers, capsys):
+    tiers.ship("flatfield", "# Flatfield\n\nRun it with --dark-frame set.\n")
+    shell.run_line_magic("search_docs", "--dark-frame")
+    shown = capsys.readouterr().out  # a shell outside a kernel prints what it displays
+    assert "1 matching line in 1 doc for '--dark-frame' (literal, case-insensitive)" in shown
+    assert "flatfield — %read_doc flatfield" in shown
+    assert "L3: Run it with --dark-frame set." in shown
+
+
+def test_docs_connect_gives_the_same_server_command_as_a_claude_line_and_as_json():
+    import shlex
+
+    from biopb_kernel_docs.surfaces.magics import connect_instructions
+
+    path = "/run/user/1000/jupyter/kernel-1 (copy).json"
+    text = connect_instructions(path)
+    claude_line = next(line.strip() for line in text.split("\n") if line.strip().startswith("claude mcp add"))
+    argv = shlex.split(claude_line)
+    assert argv[:5] == ["claude", "mcp", "add", "biopb-docs", "--"]
+    assert argv[-3:] == ["mcp", "--existing", path]
+    configuration = text[text.index("{") :]
+    server = json.loads(configuration)["mcpServers"]["biopb-docs"]
+    assert [server["command"], *server["args"]] == argv[5:]
+    assert configuration == json.dumps({"mcpServers": {"biopb-docs": server}}, indent=2) + "\n"
