@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import logging
+import threading
 import time
 from queue import Empty
 
@@ -10,10 +13,11 @@ import anyio
 import pytest
 import zmq
 
+from biopb_kernel_docs._version import __version__
 from biopb_kernel_docs.bridge import messages, wire
 from biopb_kernel_docs.bridge.channel import Channel, start_server
 from biopb_kernel_docs.bridge.client import KernelDocsClient
-from biopb_kernel_docs.bridge.kernel_side import dispatch
+from biopb_kernel_docs.bridge.kernel_side import dispatch, mcp_author
 from biopb_kernel_docs.core.errors import (
     BridgeMismatch,
     DocNotFound,
@@ -76,6 +80,16 @@ def test_a_refusal_keeps_its_kind_and_its_next_step_across_the_wire(doc_store, t
         (wire.request_frame("s", "read_doc", {"id": 7}), InvalidArguments, "must be a string"),
         (wire.request_frame("s", "read_doc", {"doc": "x"}), InvalidArguments, "has no argument 'doc'"),
         ("x" * (8 * 1024 * 1024 + 1), LimitExceeded, "the limit is 8 MiB"),  # the limit pinned at its value
+        (
+            json.dumps({"protocol": 2, "session": 7, "operation": "read_doc", "arguments": {"id": "data"}}),
+            InvalidArguments,
+            "needs a string session and operation",
+        ),
+        (
+            json.dumps({"protocol": 2, "session": "s", "operation": 7, "arguments": {"id": "data"}}),
+            InvalidArguments,
+            "needs a string session and operation",
+        ),
     ],
 )
 def test_a_bad_request_gets_an_answer_saying_what_is_wrong(doc_store, frame, error, says):
@@ -91,7 +105,7 @@ def test_a_request_of_exactly_8_mib_is_not_refused_for_its_size(doc_store):
         wire.parse_answer(dispatch(doc_store, frame))
 
 
-def test_an_exception_inside_an_operation_is_reported_as_a_bug_not_raised(doc_store, monkeypatch):
+def test_an_exception_inside_an_operation_is_reported_as_a_bug_not_raised(doc_store, monkeypatch, caplog):
     broken = operations.Operation(
         name="read_doc",
         summary="broken",
@@ -103,6 +117,65 @@ def test_an_exception_inside_an_operation_is_reported_as_a_bug_not_raised(doc_st
     monkeypatch.setitem(operations.OPERATIONS, "read_doc", broken)
     with pytest.raises(InternalError, match=r"ZeroDivisionError.*This is a bug"):
         _call(doc_store, "read_doc", {"id": "flatfield"})
+    (logged,) = [r for r in caplog.records if r.name == "biopb_kernel_docs.bridge.kernel_side"]
+    assert logged.levelno == logging.ERROR  # the kernel's log keeps the traceback for the bug report
+    said = logged.getMessage()
+    assert said.startswith("biopb-kernel-docs: a docs call failed inside the kernel\nTraceback")
+    assert "ZeroDivisionError: division by zero" in said
+
+
+def test_the_frames_carry_protocol_2_this_release_and_exactly_the_callers_fields():
+    # kernels and MCP servers of other releases read these: the protocol is pinned at its value
+    client = {"name": "claude-code", "version": "2.1"}
+    frame = wire.request_frame("s1", "read_doc", {"id": "data"}, client)
+    assert json.loads(frame) == {
+        "protocol": 2,
+        "version": __version__,
+        "session": "s1",
+        "client": client,
+        "operation": "read_doc",
+        "arguments": {"id": "data"},
+    }
+    assert "client" not in json.loads(wire.request_frame("s1", "index", {}))
+    request = wire.parse_request(frame)
+    assert request == wire.Request("s1", "read_doc", {"id": "data"}, client)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.session = "s2"  # type: ignore[misc]
+    assert wire.parse_request(wire.request_frame("s1", "index", {}, {"name": 7})).client is None
+    answer = {"protocol": 2, "version": __version__, "ok": True, "value": None}
+    assert json.loads(wire.answer_frame(None)) == answer
+    assert json.loads(wire.refusal_frame(DocNotFound("No doc 'x'. read_doc('index') lists them all."))) == {
+        "protocol": 2,
+        "version": __version__,
+        "ok": False,
+        "error": {"kind": "DocNotFound", "template": "No doc 'x'. read_doc('index') lists them all."},
+    }
+
+
+def test_a_clients_declared_name_is_read_from_its_first_400_characters_only():
+    # a label is at most 100 characters: 400 bound the work a huge declared name costs
+    assert mcp_author({"name": "\a" * 399 + "claude-code"}).name == "c"
+    assert mcp_author({"name": "\a" * 400 + "claude-code"}).name is None
+
+
+def test_the_kernels_doc_store_takes_the_running_shells_configuration(tiers, monkeypatch):
+    # with autoload turned off no shell is passed in: the bridge's first call builds the store
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    from biopb_kernel_docs.bridge import kernel_side
+
+    config = Config()
+    config.HistoryManager.enabled = False  # no history thread or sqlite file
+    config.DocStore.docs_local_dir = str(tiers.local)
+    config.DocStore.shipped_dir = str(tiers.shipped)
+    monkeypatch.setattr(kernel_side, "_doc_store", None)  # a kernel store of this test's own
+    InteractiveShell.instance(config=config)  # what get_ipython() returns
+    try:
+        doc_store = kernel_side.kernel_doc_store()
+    finally:
+        InteractiveShell.clear_instance()
+    assert _call(doc_store, "read_doc", {"id": "flatfield"}).path == str(tiers.shipped / "flatfield.md")
 
 
 def test_an_answer_from_a_peer_of_another_protocol_says_which_side_to_upgrade():
@@ -164,6 +237,38 @@ async def test_the_channel_keeps_serving_after_garbage_forgeries_and_empty_reque
         channel.close()
         forged.close()
         raw.close()
+
+
+@pytest.mark.anyio
+async def test_a_message_the_channel_cannot_answer_is_logged_and_the_next_one_is_answered(
+    doc_store, monkeypatch, caplog
+):
+    from biopb_kernel_docs.bridge import channel as channel_module
+
+    def breaking_on_boom(frame):
+        if frame == "boom":
+            raise RuntimeError("the handler broke")
+        return dispatch(doc_store, frame)
+
+    key = b"a-breaking-key"
+    monkeypatch.setattr(channel_module, "_server_endpoint", None)  # a server thread of this test's own
+    channel = Channel(start_server(key, "hmac-sha256", breaking_on_boom), key, "hmac-sha256")
+    try:
+        with anyio.fail_after(10):
+            await channel.send("boom")
+            good = await channel.send(wire.request_frame("s", "read_doc", {"id": "data"}))
+            assert wire.parse_answer(await channel.receive(good, 5)).id == "data"
+    finally:
+        channel.close()
+    (logged,) = [r for r in caplog.records if r.name == "biopb_kernel_docs.bridge.channel"]
+    assert logged.levelno == logging.ERROR
+    assert logged.getMessage() == "biopb-kernel-docs channel: a message could not be answered"
+    assert logged.exc_info is not None
+    assert str(logged.exc_info[1]) == "the handler broke"
+    # the channel's threads never keep the kernel's process from exiting at its shutdown
+    served = [thread for thread in threading.enumerate() if thread.name == "biopb-docs-channel"]
+    assert served
+    assert all(thread.daemon for thread in served)
 
 
 # -- a kernel's channel that answers slowly (issue 20) -------------------------------------------------
