@@ -537,17 +537,20 @@ def _kernel_pids(runtime_dir: Path) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="finds the bridge's kernel through /proc")
-async def test_the_bridges_own_kernel_is_restarted_when_it_dies(home, tiers):
+async def test_the_bridges_own_kernel_is_restarted_when_it_dies_and_stopped_with_the_server(home, tiers):
+    runtime = home / ".local/share/jupyter/runtime"
     async with stdio_client(own_kernel(home, tiers)) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        (pid,) = _kernel_pids(home / ".local/share/jupyter/runtime")
+        (pid,) = _kernel_pids(runtime)
         os.kill(pid, signal.SIGKILL)
         with anyio.fail_after(10):
             while Path(f"/proc/{pid}").exists() and "Z" not in _state_of(pid):
                 await anyio.sleep(0.05)
         result = await session.call_tool("read_doc", {"id": "data"})
         assert not result.is_error, text_of(result)
-        assert _kernel_pids(home / ".local/share/jupyter/runtime") != [pid]
+        assert _kernel_pids(runtime) != [pid]
+    # The host closed the server: its kernel is gone, and so is the connection file it wrote.
+    assert (_kernel_pids(runtime), sorted(runtime.iterdir())) == ([], [])
 
 
 async def test_a_dead_attached_kernel_gets_an_error_saying_what_to_do(home, tiers):
@@ -873,6 +876,16 @@ async def test_each_tool_is_annotated_read_only_exactly_when_its_operation_write
     assert (hints["read_doc"], hints["search_docs"]) == (True, True)
     assert (hints["write_doc"], hints["restore_doc"]) == (False, False)  # a host asks before these
     assert hints == {name: not OPERATIONS[name].writes for name in hints}
+    # A write is not promised to be safe to repeat, and no tool reaches beyond the user's store.
+    others = {
+        tool.name: (tool.annotations.idempotent_hint, tool.annotations.open_world_hint) for tool in tools
+    }
+    assert others == {
+        "read_doc": (True, False),
+        "search_docs": (True, False),
+        "write_doc": (False, False),
+        "restore_doc": (False, False),
+    }
 
 
 async def test_the_in_process_servers_own_index_reads_never_vouch_for_the_agents_stale_write(tiers):
@@ -916,3 +929,131 @@ async def test_inlined_docs_follow_the_index_in_the_instructions_with_their_read
     assert inlined.startswith('\n### read_doc("flatfield")\n[flatfield · shipped · updated 2026-01-02]\n')
     assert "\nStep one.\n" in inlined
     assert "\n### read_doc(\"no-such\")\nNo doc 'no-such'" in inlined
+
+
+def test_a_refusal_names_at_most_five_unknown_parameters_and_marks_the_rest():
+    write_doc = OPERATIONS["write_doc"]
+    takes = "; it takes id, body, old, new. Nothing was done."
+    five = {f"p{n}": n for n in range(5)}
+    assert unknown_arguments(write_doc, {"id": "x", **five}) == (
+        f"write_doc has no parameter 'p0', 'p1', 'p2', 'p3', 'p4'{takes}"
+    )
+    for count in (6, 7):
+        unknown = {f"p{n}": n for n in range(count)}
+        assert unknown_arguments(write_doc, {"id": "x", **unknown}) == (
+            f"write_doc has no parameter 'p0', 'p1', 'p2', 'p3', 'p4', ...{takes}"
+        )
+
+
+def test_the_if_match_explanation_follows_only_a_refusal_of_if_match():
+    write_doc, restore_doc = OPERATIONS["write_doc"], OPERATIONS["restore_doc"]
+    assert unknown_arguments(write_doc, {"id": "x", "etag": "0" * 64}) == (
+        "write_doc has no parameter 'etag'; it takes id, body, old, new. Nothing was done."
+    )
+    assert unknown_arguments(restore_doc, {"id": "x", "version": 1, "etag": "0" * 64}) == (
+        "restore_doc has no parameter 'etag'; it takes id, version. Nothing was done."
+    )
+
+
+def _in_process_bridge(tiers, **options):
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.mcp_server import DocsBridge
+
+    store = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped))
+    return DocsBridge(InProcessDocsClient(store), **options)
+
+
+async def test_a_handshake_era_subscriber_hears_each_index_change_once_and_nothing_once_unsubscribed(tiers):
+    heard = Notifications()
+    bridge = _in_process_bridge(tiers, poll_interval=3600)  # the watcher looks once: the tools notify
+    async with Client(bridge.server, mode="legacy", message_handler=heard) as client:
+        for _ in range(2):  # a host that subscribes again is still one subscriber
+            with pytest.warns(Warning, match="subscri"):
+                await client.subscribe_resource(INDEX_URI)
+        await client.call_tool("write_doc", {"id": "lab/one", "body": "# One\n\nFirst.\n\nDetails.\n"})
+        edited = await client.call_tool("write_doc", {"id": "lab/one", "old": "Details.", "new": "More."})
+        assert not edited.is_error, text_of(edited)  # the rendered index is as it was: nothing to hear
+        with pytest.warns(Warning, match="subscri"):
+            await client.unsubscribe_resource(INDEX_URI)
+        await client.call_tool("write_doc", {"id": "lab/two", "body": "# Two\n"})
+        with pytest.warns(Warning, match="subscri"):
+            await client.subscribe_resource(INDEX_URI)
+        await client.call_tool("write_doc", {"id": "lab/three", "body": "# Three\n"})
+    assert heard.uris == [INDEX_URI, INDEX_URI]  # lab/one's filing, then lab/three's
+
+
+async def test_the_schema_says_what_an_omitted_optional_parameter_means(tiers):
+    async with Client(_in_process_bridge(tiers, poll_interval=3600).server) as client:
+        schemas = {tool.name: tool.input_schema["properties"] for tool in (await client.list_tools()).tools}
+    regex = schemas["search_docs"]["regex"]  # left out, the query is plain text
+    assert (regex["anyOf"], regex["default"]) == ([{"type": "boolean"}, {"type": "null"}], False)
+    write = schemas["write_doc"]
+    assert [write[name].get("default", "required") for name in ("id", "body", "old", "new")] == [
+        "required",
+        None,
+        None,
+        None,
+    ]
+
+
+async def test_a_2026_era_client_that_skips_discover_hears_the_first_outside_edit(tiers):
+    tiers.seed()  # reads create nothing: the index is there as after a first write
+    bridge = _in_process_bridge(tiers, poll_interval=0.05)
+    # A client that adopts a version it knows sends no server/discover: no handshake reads the index.
+    with anyio.fail_after(10):  # a hang fails: the event never comes, or the watcher outlives the client
+        async with (
+            Client(bridge.server, mode="2026-07-28") as client,
+            client.listen(resource_subscriptions=[INDEX_URI]) as events,
+        ):
+            index = tiers.local / "index.md"
+            index.write_text(index.read_text() + "- typed-by-hand: an edit in a text editor\n")
+            async for event in events:
+                assert event.uri == INDEX_URI
+                break
+
+
+async def test_the_server_logs_why_it_cannot_use_the_kernel_for_the_handshake_or_the_watcher(tiers, caplog):
+    from biopb_kernel_docs.bridge.inprocess import InProcessDocsClient
+    from biopb_kernel_docs.surfaces.config import DocStore
+    from biopb_kernel_docs.surfaces.mcp_server import DocsBridge
+
+    unusable = DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped / "gone"))
+    own = InProcessDocsClient(DocStore(docs_local_dir=str(tiers.local), shipped_dir=str(tiers.shipped)))
+    bridge = DocsBridge(InProcessDocsClient(unusable), poll_interval=3600, local_fallback=own)
+    problem = (
+        f"The shipped docs directory {tiers.shipped / 'gone'} does not exist. Reinstall biopb-kernel-docs, "
+        "or point DocStore.shipped_dir at a directory of docs."
+    )
+    with caplog.at_level("WARNING", logger="biopb_kernel_docs.surfaces.mcp_server"):
+        async with Client(bridge.server) as client:
+            assert "# Test docs\n" in client.instructions  # read in the server's own process
+    assert [record.getMessage() for record in caplog.records] == [
+        f"not watching the index for outside edits yet (retrying): {problem}",
+        f"the handshake's index is read in the server process: {problem}",
+    ]
+
+
+async def test_only_the_handshakes_result_carries_the_instructions(tiers):
+    from pydantic import TypeAdapter
+
+    as_sent = TypeAdapter(dict[str, object])  # the result's fields on the wire, none dropped
+    async with Client(_in_process_bridge(tiers, poll_interval=3600).server, mode="legacy") as client:
+        assert client.session.instructions.startswith(HEADER)
+        results = {
+            "tools/list": await client.session.send_request(types.ListToolsRequest(), as_sent),
+            "tools/call": await client.session.send_request(
+                types.CallToolRequest(
+                    params=types.CallToolRequestParams(name="read_doc", arguments={"id": "data"})
+                ),
+                as_sent,
+            ),
+            "resources/read": await client.session.send_request(
+                types.ReadResourceRequest(params=types.ReadResourceRequestParams(uri=INDEX_URI)), as_sent
+            ),
+        }
+    assert {method: sorted(result) for method, result in results.items()} == {
+        "tools/list": ["tools"],
+        "tools/call": ["content", "isError"],
+        "resources/read": ["contents"],
+    }

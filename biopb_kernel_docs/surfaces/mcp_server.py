@@ -72,6 +72,11 @@ def _client_name(method: str, params: Any) -> str | None:
     return info["name"] if info else None
 
 
+def _connection_of(session: Any) -> Any:
+    """The client connection a per-request ServerSession speaks for (the SDK has no public name)."""
+    return getattr(session, "_connection", session)
+
+
 def tool_parameters(op: Operation) -> tuple[str, ...]:
     """The parameters an operation's tool offers. A sha precondition is not one: the agent's
     session remembers what it read, which is its precondition (§8 risk 3)."""
@@ -270,7 +275,10 @@ class DocsBridge:
             )
         except (DocsError, TimeoutError) as err:
             if self.local_fallback is not None:
-                log.warning("the handshake's index is read in the server process: %s", err or "kernel slow")
+                log.warning(
+                    "the handshake's index is read in the server process: %s",
+                    str(err) or f"the kernel did not answer within {HANDSHAKE_SECONDS:g} s",
+                )
                 return await self.local_fallback.call("index", as_session=self.watch_session)
             if isinstance(err, DocsError):
                 raise
@@ -314,12 +322,21 @@ class DocsBridge:
 
     async def _subscribe(self, ctx: ServerRequestContext[Any, Any], params: types.SubscribeRequestParams):
         if str(params.uri) == INDEX_URI:
+            self._forget_subscriber(ctx.session)  # a second subscribe is still one subscription
             self._handshake_subscribers.add(ctx.session)
         return types.EmptyResult()
 
     async def _unsubscribe(self, ctx: ServerRequestContext[Any, Any], params: types.UnsubscribeRequestParams):
-        self._handshake_subscribers.discard(ctx.session)
+        self._forget_subscriber(ctx.session)
         return types.EmptyResult()
+
+    def _forget_subscriber(self, session: Any) -> None:
+        """Drop the subscription of ``session``'s client. The SDK builds a ServerSession per request,
+        so an unsubscribe's session is never the subscribe's: the two share the client's connection."""
+        connection = _connection_of(session)
+        self._handshake_subscribers = {
+            s for s in self._handshake_subscribers if _connection_of(s) is not connection
+        }
 
     async def _notify_if_index_changed(self) -> None:
         try:
