@@ -380,3 +380,13 @@ def test_a_kernel_answer_that_is_not_a_bridge_answer_quotes_its_first_80_charact
         "its biopb-kernel-docs is probably another version. Run %pip install -U biopb-kernel-docs in "
         "the notebook, restart the kernel, and reconnect."
     )
+
+
+def test_a_docs_request_the_kernel_refused_names_its_error_and_says_to_restart_the_kernel():
+    reply = {"status": "error", "ename": "KeyboardInterrupt", "evalue": "interrupted by the user"}
+    with pytest.raises(KernelUnavailable) as caught:
+        KernelDocsClient._expression_value(reply)
+    assert str(caught.value) == (
+        "The kernel refused the docs request (KeyboardInterrupt: interrupted by the user). Restart the "
+        "notebook's kernel and reconnect; if it persists, report it."
+    )

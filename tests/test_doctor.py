@@ -382,12 +382,15 @@ def _kernels_started_here() -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="finds the kernel through /proc")
-def test_the_kernel_check_passes_and_leaves_no_kernel_running():
+def test_the_kernel_check_passes_and_leaves_no_kernel_running_and_no_profile_of_the_users():
     from biopb_kernel_docs.surfaces.doctor import _kernel_starts
 
+    profiles = Path(os.environ["IPYTHONDIR"])  # the user's (conftest points it into a fresh home)
+    assert not profiles.exists()
     check = _kernel_starts()
     assert check == Check("kernel", True, "a new python3 kernel has %read_doc and %%write_doc")
     assert _kernels_started_here() == []
+    assert not profiles.exists()
 
 
 def test_the_report_prints_a_fix_line_only_under_a_failed_check_that_has_one():

@@ -49,6 +49,14 @@ def test_a_single_line_body_over_64_kib_is_refused_whatever_its_line_count(tiers
     assert not (tiers.local / "one-line.md").exists()
 
 
+def test_a_body_of_four_byte_characters_over_64_kib_is_refused(tiers, docs):
+    docs.index()
+    with pytest.raises(LimitExceeded) as caught:
+        docs.write_doc("specimens", body="\U0001f52c" * 17_000)  # 17,000 characters of 4 bytes
+    assert str(caught.value).startswith("'specimens' would be 68,001 bytes; the cap is 64 KiB (65,536 bytes)")
+    assert not (tiers.local / "specimens.md").exists()
+
+
 def test_an_edit_that_grows_a_doc_past_64_kib_is_refused(tiers, docs):
     tiers.put_local("mine", "# Mine\n\nSmall.\n")
     with pytest.raises(LimitExceeded, match="the cap is 64 KiB"):

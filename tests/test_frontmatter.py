@@ -30,6 +30,12 @@ def test_a_comma_separated_scalar_reads_as_a_list():
     assert parsed.items("packages") == ("numpy~=2.0", "scipy~=1.13")
 
 
+def test_a_list_field_a_doc_does_not_have_reads_as_an_empty_list():
+    assert parse_frontmatter("---\ndescription: x\n---\n# T\n").items("packages") == ()
+    assert parse_frontmatter("# No frontmatter\n").items("packages") == ()
+    assert describe("plain", "# Plain\n\nText.\n").packages == ()
+
+
 def test_unknown_keys_are_kept_and_garbage_lines_skipped():
     parsed = parse_frontmatter("---\nkind: procedure\n  indented: no\n: nothing\njust words\n---\nbody\n")
     assert parsed.fields == {"kind": "procedure"}

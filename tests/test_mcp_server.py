@@ -1057,3 +1057,22 @@ async def test_only_the_handshakes_result_carries_the_instructions(tiers):
         "tools/call": ["content", "isError"],
         "resources/read": ["contents"],
     }
+
+
+async def test_a_host_lists_the_index_and_the_doc_template_with_their_names_titles_and_types(tiers):
+    async with Client(_in_process_bridge(tiers, poll_interval=3600).server) as client:
+        [index] = (await client.list_resources()).resources
+        [template] = (await client.list_resource_templates()).resource_templates
+    assert (str(index.uri), index.name, index.title, index.mime_type) == (
+        INDEX_URI,
+        "index",
+        "Doc index",
+        "text/markdown",
+    )
+    assert (template.uri_template, template.name, template.title, template.mime_type) == (
+        DOC_URI_TEMPLATE,
+        "doc",
+        "A biopb doc",
+        "text/markdown",
+    )
+    assert template.description.startswith("One doc by id, as read_doc returns it: docs://flatfield,")

@@ -152,6 +152,7 @@ def test_a_position_past_a_single_heading_is_refused_saying_there_is_one_section
         ("Checkpoint", 'read_doc("nuclei#Checkpoints:")'),  # near one heading: that one only
         ("seg", 'read_doc("nuclei#Segment"), read_doc("nuclei#Steps")'),  # in one title, close to another
         ("zzz", 'read_doc("nuclei#Nuclei")'),  # near nothing: the top-level headings
+        ("Steps/Segmnt", 'read_doc("nuclei#Segment")'),  # a path: near its last heading
     ],
 )
 def test_an_unknown_section_names_only_the_headings_near_it_or_else_the_top_level_ones(

@@ -29,6 +29,19 @@ def test_a_reseeded_index_files_back_only_local_only_docs_never_a_copy_of_a_ship
     assert view.ignored == ("old-method",)
 
 
+def test_a_reseeded_index_files_back_the_local_docs_after_one_the_seed_already_lists(tiers):
+    (tiers.shipped / "index.md").write_text(
+        (tiers.shipped / "index.md").read_text() + "\n## Lab\n- lab/a: the seed lists this local doc\n"
+    )
+    tiers.seed()
+    tiers.put_local("lab/a", "# A\n\nFirst.\n")
+    tiers.put_local("lab/b", "# B\n\nSecond.\n")
+    (tiers.local / "index.md").unlink()
+    text = tiers.docs().index().text
+    assert "- lab/a: the seed lists this local doc" in text
+    assert "- lab/b: Second." in text
+
+
 def test_a_reseeded_index_puts_its_note_first_under_unfiled_above_the_docs_filed_back(tiers):
     tiers.seed()
     tiers.put_local("notes", "# Notes\n\nThe lab's own notes.\n")

@@ -676,6 +676,20 @@ def test_the_shipped_listing_is_never_kept_while_a_second_change_could_share_the
     assert "deconvolution" in store.shipped_ids()
 
 
+def test_one_shipped_folder_changed_just_now_keeps_the_whole_listing_from_being_kept(tiers):
+    tiers.ship("lab/one", "# One\n")
+    settled = time.time_ns() - 60_000_000_000
+    for folder in (tiers.shipped, tiers.shipped / "lab"):
+        os.utime(folder, ns=(settled, settled))  # the tier and one folder, unchanged for a minute
+    store = tiers.store()
+    mtime = time.time_ns()
+    os.utime(tiers.shipped / "lab", ns=(mtime, mtime))  # the other changed just now
+    assert "lab/two" not in store.shipped_ids()
+    tiers.ship("lab/two", "# Two\n")
+    os.utime(tiers.shipped / "lab", ns=(mtime, mtime))  # the same tick of a coarse clock
+    assert "lab/two" in store.shipped_ids()
+
+
 def test_a_local_tier_whose_parent_folders_are_missing_is_created_on_the_first_write(tiers, tmp_path):
     local = tmp_path / "home" / ".config" / "biopb" / "docs"
     store = Store(tiers.shipped, local, "1")
