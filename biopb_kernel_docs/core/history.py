@@ -84,11 +84,13 @@ class History:
     """The versions of one local tier's docs. Every method runs under the store's lock."""
 
     def __init__(self, local_root: str, limits: HistoryLimits) -> None:
-        self.root = os.path.join(local_root, HISTORY_DIR)
-        self.limits = limits
-        self.files = VersionFolders(self.root, limits)
+        self.files = VersionFolders(os.path.join(local_root, HISTORY_DIR), limits)
         self._pending: dict[str, Pending] = {}  # the version each doc's write in progress recorded
         self._known: dict[str, _Known] = {}
+
+    @property
+    def limits(self) -> HistoryLimits:
+        return self.files.limits
 
     def exists(self, doc_id: str) -> bool:
         return self.files.exists(doc_id)
